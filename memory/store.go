@@ -1,0 +1,89 @@
+package memory
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/dgraph-io/badger/v4"
+	"github.com/rs/zerolog"
+)
+
+// ErrNotFound is returned when a key, page or session does not exist.
+var ErrNotFound = errors.New("memory: not found")
+
+// ErrClosed is returned by operations on a closed Store.
+var ErrClosed = errors.New("memory: store closed")
+
+// Key-space prefixes. Every concern owns one prefix so that scans never cross
+// into another's keys.
+const (
+	prefixJournal  = "j/" // j/<session>/<seq: 8 bytes big-endian>
+	prefixSnapshot = "s/" // s/<session>/<seq>
+	prefixSession  = "m/" // m/<session>/<key>  session key-value memory
+	// PrefixKnowledge is the key space of the knowledge package (pages and
+	// their inverted index).
+	PrefixKnowledge = "k/"
+)
+
+// Options configures a Store. The zero value is not valid: set Dir or
+// InMemory.
+type Options struct {
+	// Dir is the data directory; it is created if missing.
+	Dir string
+	// InMemory keeps everything in memory (tests); Dir must then be empty.
+	InMemory bool
+	// Logger receives Badger's diagnostics at debug level; the zero Logger
+	// discards them.
+	Logger zerolog.Logger
+}
+
+// Store is one Badger database holding every key space of a runtime. It is
+// safe for concurrent use.
+type Store struct {
+	db     *badger.DB
+	logger zerolog.Logger
+}
+
+// Open opens (or creates) the store.
+func Open(opts Options) (*Store, error) {
+	var bo badger.Options
+	switch {
+	case opts.InMemory && opts.Dir != "":
+		return nil, errors.New("memory: Options.Dir must be empty when InMemory is set")
+	case opts.InMemory:
+		bo = badger.DefaultOptions("").WithInMemory(true)
+	case opts.Dir == "":
+		return nil, errors.New("memory: Options.Dir is empty (set a directory or InMemory)")
+	default:
+		bo = badger.DefaultOptions(opts.Dir)
+	}
+	bo = bo.WithLogger(badgerLogger{opts.Logger}).
+		// Keep the footprint small: agcore stores many small values.
+		WithNumMemtables(2).WithMemTableSize(16 << 20).WithNumLevelZeroTables(2).
+		WithValueLogFileSize(64 << 20).WithBlockCacheSize(16 << 20).WithIndexCacheSize(8 << 20)
+	db, err := badger.Open(bo)
+	if err != nil {
+		return nil, fmt.Errorf("memory: open %q: %w", opts.Dir, err)
+	}
+	return &Store{db: db, logger: opts.Logger}, nil
+}
+
+// DB returns the underlying Badger database, for the memory sub-packages.
+func (s *Store) DB() *badger.DB { return s.db }
+
+// Close flushes and closes the database.
+func (s *Store) Close() error {
+	if err := s.db.Close(); err != nil {
+		return fmt.Errorf("memory: close: %w", err)
+	}
+	return nil
+}
+
+// badgerLogger routes Badger's logging into zerolog at debug level (warnings
+// and errors at their own level).
+type badgerLogger struct{ l zerolog.Logger }
+
+func (b badgerLogger) Errorf(f string, a ...any)   { b.l.Error().Str("component", "badger").Msgf(f, a...) }
+func (b badgerLogger) Warningf(f string, a ...any) { b.l.Warn().Str("component", "badger").Msgf(f, a...) }
+func (b badgerLogger) Infof(f string, a ...any)    { b.l.Debug().Str("component", "badger").Msgf(f, a...) }
+func (b badgerLogger) Debugf(f string, a ...any)   { b.l.Debug().Str("component", "badger").Msgf(f, a...) }

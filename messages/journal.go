@@ -1,0 +1,288 @@
+package messages
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+	"time"
+)
+
+// EnvelopeVersion is the journal envelope version this package writes and
+// reads.
+const EnvelopeVersion = 1
+
+// Errors returned by Envelope.Decode, wrapped in a *DecodeError.
+var (
+	ErrUnknownVersion = errors.New("unknown envelope version")
+	ErrUnknownType    = errors.New("unknown journal event type")
+	ErrCorrupt        = errors.New("corrupt journal entry")
+)
+
+// Envelope is the stored form of one journal event.
+type Envelope struct {
+	V    int             `json:"v"`
+	Seq  uint64          `json:"seq"`
+	Type string          `json:"type"`
+	At   time.Time       `json:"at"`
+	Data json.RawMessage `json:"data"`
+}
+
+// DecodeError says which journal entry could not be decoded and why. Err is
+// one of ErrUnknownVersion, ErrUnknownType or ErrCorrupt, possibly wrapping
+// the decoder's error.
+type DecodeError struct {
+	Seq  uint64
+	Type string
+	Err  error
+}
+
+func (e *DecodeError) Error() string {
+	return fmt.Sprintf("journal entry seq %d (type %q): %v", e.Seq, e.Type, e.Err)
+}
+
+func (e *DecodeError) Unwrap() error { return e.Err }
+
+// JournalEvent is a fact a session records in its journal. The set is closed:
+// Activated, UserMessage, AssistantMessage, ToolCallStarted, ToolResult,
+// TurnCompleted, TurnCancelled, Compacted, ApprovalRequested,
+// ApprovalGranted, ApprovalDenied, AgentSwitched, SubAgentSpawned and
+// SubAgentFinished.
+type JournalEvent interface {
+	// JournalType is the event's tag in the envelope ("user_message", ...).
+	JournalType() string
+	isJournalEvent()
+}
+
+// Activated is appended each time a session is activated (opened, restarted,
+// resumed); a writer whose activation has been superseded is fenced off.
+type Activated struct {
+	Activation uint64 `json:"activation"`
+	Node       string `json:"node,omitempty"`
+}
+
+// UserMessage is a user's input, journaled before the turn is acknowledged.
+type UserMessage struct {
+	// TurnID is the client's id of the submission; a retried submission with
+	// the same id is recognised and not run twice.
+	TurnID  string  `json:"turn_id,omitempty"`
+	Turn    int     `json:"turn"`
+	Message Message `json:"message"`
+}
+
+// AssistantMessage is a model reply.
+type AssistantMessage struct {
+	Turn         int          `json:"turn"`
+	Message      Message      `json:"message"`
+	FinishReason FinishReason `json:"finish_reason,omitempty"`
+	Model        string       `json:"model,omitempty"`
+	Usage        Usage        `json:"usage"`
+	Cost         float64      `json:"cost,omitempty"`
+}
+
+// ToolCallStarted is journaled before a tool runs. Arguments are stored as
+// the model wrote them: secret placeholders, never secret values.
+type ToolCallStarted struct {
+	Turn      int    `json:"turn"`
+	CallID    string `json:"call_id"`
+	Name      string `json:"name"`
+	Arguments string `json:"arguments"`
+}
+
+// ToolResult is the outcome of a tool call, as the model will read it.
+type ToolResult struct {
+	Turn     int            `json:"turn"`
+	CallID   string         `json:"call_id"`
+	Name     string         `json:"name"`
+	Content  string         `json:"content"`
+	IsError  bool           `json:"is_error,omitempty"`
+	Metadata map[string]any `json:"metadata,omitempty"`
+	Duration time.Duration  `json:"duration_ns,omitempty"`
+}
+
+// TurnCompleted closes a turn that ran to its end (or to a limit).
+type TurnCompleted struct {
+	Turn         int          `json:"turn"`
+	TurnID       string       `json:"turn_id,omitempty"`
+	Outcome      TurnOutcome  `json:"outcome"`
+	FinishReason FinishReason `json:"finish_reason,omitempty"`
+	Reason       string       `json:"reason,omitempty"`
+	Usage        Usage        `json:"usage"`
+	Cost         float64      `json:"cost,omitempty"`
+	RoundTrips   int          `json:"round_trips"`
+}
+
+// TurnCancelled closes a turn that was cancelled.
+type TurnCancelled struct {
+	Turn   int    `json:"turn"`
+	TurnID string `json:"turn_id,omitempty"`
+	Reason string `json:"reason,omitempty"`
+}
+
+// Compacted replaces the conversation history up to and including the entry
+// Through with Messages (a summary and/or pruned messages).
+type Compacted struct {
+	// Kind is "micro" or "summary".
+	Kind         string    `json:"kind"`
+	Through      uint64    `json:"through"`
+	Messages     []Message `json:"messages"`
+	TokensBefore int       `json:"tokens_before"`
+	TokensAfter  int       `json:"tokens_after"`
+}
+
+// ApprovalRequested says a tool call waits for approval.
+type ApprovalRequested struct {
+	Turn   int    `json:"turn"`
+	CallID string `json:"call_id"`
+	Tool   string `json:"tool"`
+	Reason string `json:"reason,omitempty"`
+}
+
+// ApprovalGranted says a pending tool call was approved.
+type ApprovalGranted struct {
+	CallID string `json:"call_id"`
+	By     string `json:"by,omitempty"`
+}
+
+// ApprovalDenied says a pending tool call was denied (or timed out).
+type ApprovalDenied struct {
+	CallID string `json:"call_id"`
+	By     string `json:"by,omitempty"`
+	Reason string `json:"reason,omitempty"`
+}
+
+// AgentSwitched says the session's active agent profile changed; Note is
+// what the new agent is told.
+type AgentSwitched struct {
+	From string `json:"from"`
+	To   string `json:"to"`
+	Note string `json:"note,omitempty"`
+}
+
+// SubAgentSpawned says a tool call spawned a sub-agent session.
+type SubAgentSpawned struct {
+	Turn   int    `json:"turn"`
+	CallID string `json:"call_id"`
+	Child  string `json:"child"`
+	Agent  string `json:"agent,omitempty"`
+	Task   string `json:"task"`
+}
+
+// SubAgentFinished records a sub-agent's final answer and subtree usage.
+type SubAgentFinished struct {
+	CallID  string      `json:"call_id"`
+	Child   string      `json:"child"`
+	Outcome TurnOutcome `json:"outcome"`
+	Result  string      `json:"result"`
+	Usage   Usage       `json:"usage"`
+	Cost    float64     `json:"cost,omitempty"`
+}
+
+func (Activated) JournalType() string         { return "activated" }
+func (UserMessage) JournalType() string       { return "user_message" }
+func (AssistantMessage) JournalType() string  { return "assistant_message" }
+func (ToolCallStarted) JournalType() string   { return "tool_call_started" }
+func (ToolResult) JournalType() string        { return "tool_result" }
+func (TurnCompleted) JournalType() string     { return "turn_completed" }
+func (TurnCancelled) JournalType() string     { return "turn_cancelled" }
+func (Compacted) JournalType() string         { return "compacted" }
+func (ApprovalRequested) JournalType() string { return "approval_requested" }
+func (ApprovalGranted) JournalType() string   { return "approval_granted" }
+func (ApprovalDenied) JournalType() string    { return "approval_denied" }
+func (AgentSwitched) JournalType() string     { return "agent_switched" }
+func (SubAgentSpawned) JournalType() string   { return "subagent_spawned" }
+func (SubAgentFinished) JournalType() string  { return "subagent_finished" }
+
+func (Activated) isJournalEvent()         {}
+func (UserMessage) isJournalEvent()       {}
+func (AssistantMessage) isJournalEvent()  {}
+func (ToolCallStarted) isJournalEvent()   {}
+func (ToolResult) isJournalEvent()        {}
+func (TurnCompleted) isJournalEvent()     {}
+func (TurnCancelled) isJournalEvent()     {}
+func (Compacted) isJournalEvent()         {}
+func (ApprovalRequested) isJournalEvent() {}
+func (ApprovalGranted) isJournalEvent()   {}
+func (ApprovalDenied) isJournalEvent()    {}
+func (AgentSwitched) isJournalEvent()     {}
+func (SubAgentSpawned) isJournalEvent()   {}
+func (SubAgentFinished) isJournalEvent()  {}
+
+func newJournalEvent(typ string) JournalEvent {
+	switch typ {
+	case "activated":
+		return &Activated{}
+	case "user_message":
+		return &UserMessage{}
+	case "assistant_message":
+		return &AssistantMessage{}
+	case "tool_call_started":
+		return &ToolCallStarted{}
+	case "tool_result":
+		return &ToolResult{}
+	case "turn_completed":
+		return &TurnCompleted{}
+	case "turn_cancelled":
+		return &TurnCancelled{}
+	case "compacted":
+		return &Compacted{}
+	case "approval_requested":
+		return &ApprovalRequested{}
+	case "approval_granted":
+		return &ApprovalGranted{}
+	case "approval_denied":
+		return &ApprovalDenied{}
+	case "agent_switched":
+		return &AgentSwitched{}
+	case "subagent_spawned":
+		return &SubAgentSpawned{}
+	case "subagent_finished":
+		return &SubAgentFinished{}
+	}
+	return nil
+}
+
+// NewEnvelope wraps ev in a version-1 envelope with the given sequence number
+// and time.
+func NewEnvelope(seq uint64, at time.Time, ev JournalEvent) (Envelope, error) {
+	data, err := json.Marshal(ev)
+	if err != nil {
+		return Envelope{}, fmt.Errorf("journal event %s: %w", ev.JournalType(), err)
+	}
+	return Envelope{V: EnvelopeVersion, Seq: seq, Type: ev.JournalType(), At: at.UTC(), Data: data}, nil
+}
+
+// Decode returns the event in the envelope as a value (UserMessage, not
+// *UserMessage), or a *DecodeError.
+func (e Envelope) Decode() (JournalEvent, error) {
+	if e.V != EnvelopeVersion {
+		return nil, &DecodeError{Seq: e.Seq, Type: e.Type, Err: fmt.Errorf("%w %d (this build reads %d)", ErrUnknownVersion, e.V, EnvelopeVersion)}
+	}
+	ptr := newJournalEvent(e.Type)
+	if ptr == nil {
+		return nil, &DecodeError{Seq: e.Seq, Type: e.Type, Err: ErrUnknownType}
+	}
+	if err := json.Unmarshal(e.Data, ptr); err != nil {
+		return nil, &DecodeError{Seq: e.Seq, Type: e.Type, Err: fmt.Errorf("%w: %w", ErrCorrupt, err)}
+	}
+	return deref(ptr).(JournalEvent), nil
+}
+
+// DecodeEnvelope parses the stored bytes of an envelope and its event. Bytes
+// that are not an envelope yield a *DecodeError wrapping ErrCorrupt with the
+// given seq (the caller's key), so the entry is named even when its own seq
+// cannot be read.
+func DecodeEnvelope(seq uint64, b []byte) (Envelope, JournalEvent, error) {
+	var env Envelope
+	if err := json.Unmarshal(b, &env); err != nil {
+		return Envelope{}, nil, &DecodeError{Seq: seq, Err: fmt.Errorf("%w: %w", ErrCorrupt, err)}
+	}
+	if env.Seq != seq {
+		return env, nil, &DecodeError{Seq: seq, Type: env.Type, Err: fmt.Errorf("%w: envelope says seq %d", ErrCorrupt, env.Seq)}
+	}
+	ev, err := env.Decode()
+	return env, ev, err
+}
+
+// deref turns a pointer to a struct into the struct value.
+func deref(ptr any) any { return reflect.ValueOf(ptr).Elem().Interface() }

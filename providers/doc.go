@@ -1,0 +1,14 @@
+// Package providers gives agcore access to chat models.
+//
+// A Provider has two methods: Chat, which waits for a complete reply, and
+// Stream, which returns the reply chunk by chunk and ends with the assembled
+// response and its usage. Implementations live in sub-packages: openai (any
+// OpenAI-compatible endpoint), scripted (a deterministic model for tests and
+// offline demos) and mockllm (an OpenAI-compatible HTTP server over scripted).
+//
+// This package also holds what every provider shares: the classified *Error
+// (errors.As it to read the Kind and whether it is retryable), the retry
+// policy (exponential backoff with jitter, Retry-After honoured, an
+// injectable sleep), usage and cost tracking with a per-model price table,
+// and the Registry that resolves "provider/model" strings.
+package providers
