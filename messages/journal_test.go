@@ -1,0 +1,160 @@
+package messages
+
+import (
+	"encoding/json"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func allJournalEvents() []JournalEvent {
+	return []JournalEvent{
+		Activated{Activation: 3, Node: "n1"},
+		UserMessage{TurnID: "t1", Turn: 0, Message: UserText("hi")},
+		AssistantMessage{Turn: 0, Message: Message{Role: RoleAssistant, ToolCalls: []ToolCall{{ID: "c", Name: "f", Arguments: "{}"}}}, FinishReason: FinishToolCalls, Model: "m", Usage: Usage{1, 2, 3, 0, 0}, Cost: 0.1},
+		ToolCallStarted{Turn: 0, CallID: "c", Name: "f", Arguments: `{"x":"<secret_ref:K>"}`},
+		ToolResult{Turn: 0, CallID: "c", Name: "f", Content: "ok", IsError: true, Metadata: map[string]any{"exit_code": float64(2)}, Duration: time.Second},
+		TurnCompleted{Turn: 0, TurnID: "t1", Outcome: OutcomeCompleted, FinishReason: FinishStop, Usage: Usage{1, 1, 2, 0, 0}, RoundTrips: 2},
+		TurnCancelled{Turn: 1, TurnID: "t2", Reason: "user"},
+		Compacted{Kind: "summary", Through: 9, Messages: []Message{UserText("summary")}, TokensBefore: 1000, TokensAfter: 100},
+		ApprovalRequested{Turn: 1, CallID: "c", Tool: "bash", Reason: "ask mode"},
+		ApprovalGranted{CallID: "c", By: "ann"},
+		ApprovalDenied{CallID: "c", By: "policy", Reason: "timed out"},
+		AgentSwitched{From: "a", To: "b", Note: "switched"},
+		SubAgentSpawned{Turn: 1, CallID: "c", Child: "s/sub/c", Agent: "r", Task: "look"},
+		SubAgentFinished{CallID: "c", Child: "s/sub/c", Outcome: OutcomeCompleted, Result: "found", Usage: Usage{1, 1, 2, 0, 0}},
+	}
+}
+
+func TestEnvelope_RoundTrip(t *testing.T) {
+	at := time.Date(2026, 1, 2, 3, 4, 5, 6, time.UTC)
+	seen := map[string]bool{}
+	for i, ev := range allJournalEvents() {
+		if seen[ev.JournalType()] {
+			t.Fatalf("duplicate journal type %q", ev.JournalType())
+		}
+		seen[ev.JournalType()] = true
+		env, err := NewEnvelope(uint64(i+1), at, ev)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := json.Marshal(env)
+		if err != nil {
+			t.Fatal(err)
+		}
+		gotEnv, got, err := DecodeEnvelope(uint64(i+1), b)
+		if err != nil {
+			t.Fatalf("DecodeEnvelope(%s): %v", b, err)
+		}
+		if gotEnv.V != EnvelopeVersion || gotEnv.Seq != uint64(i+1) || !gotEnv.At.Equal(at) || gotEnv.Type != ev.JournalType() {
+			t.Errorf("envelope header = %+v", gotEnv)
+		}
+		if diff := cmp.Diff(ev, got); diff != "" {
+			t.Errorf("%s round trip (-want +got):\n%s", ev.JournalType(), diff)
+		}
+	}
+}
+
+func TestEnvelope_DecodeErrors(t *testing.T) {
+	good, err := NewEnvelope(5, time.Unix(0, 0), UserMessage{Message: UserText("x")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	future := good
+	future.V = 2
+	unknown := good
+	unknown.Type = "telepathy"
+	corrupt := good
+	corrupt.Data = json.RawMessage(`{"turn":"not a number"}`)
+	tests := []struct {
+		name string
+		env  Envelope
+		want error
+	}{
+		{"future version", future, ErrUnknownVersion},
+		{"unknown type", unknown, ErrUnknownType},
+		{"corrupt data", corrupt, ErrCorrupt},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := tt.env.Decode()
+			var de *DecodeError
+			if !errors.As(err, &de) || !errors.Is(err, tt.want) {
+				t.Fatalf("Decode = %v, want *DecodeError wrapping %v", err, tt.want)
+			}
+			if de.Seq != 5 {
+				t.Errorf("DecodeError.Seq = %d, want 5", de.Seq)
+			}
+		})
+	}
+	if _, _, err := DecodeEnvelope(7, []byte("\x00garbage")); !errors.Is(err, ErrCorrupt) {
+		t.Errorf("garbage bytes: %v", err)
+	}
+	b, _ := json.Marshal(good)
+	if _, _, err := DecodeEnvelope(6, b); !errors.Is(err, ErrCorrupt) {
+		t.Errorf("seq mismatch: %v", err)
+	}
+}
+
+func FuzzDecodeEnvelope(f *testing.F) {
+	for i, ev := range allJournalEvents() {
+		env, _ := NewEnvelope(uint64(i), time.Unix(0, 0), ev)
+		b, _ := json.Marshal(env)
+		f.Add(uint64(i), b)
+	}
+	f.Add(uint64(1), []byte(`{"v":1,"seq":1,"type":"user_message","data":null}`))
+	f.Fuzz(func(t *testing.T, seq uint64, b []byte) {
+		env, ev, err := DecodeEnvelope(seq, b)
+		if err != nil {
+			var de *DecodeError
+			if !errors.As(err, &de) || de.Seq != seq {
+				t.Fatalf("error %v does not name seq %d", err, seq)
+			}
+			return
+		}
+		if ev == nil || ev.JournalType() != env.Type {
+			t.Fatalf("decoded %T for type %q", ev, env.Type)
+		}
+	})
+}
+
+func FuzzUnmarshalEvent(f *testing.F) {
+	f.Add([]byte(`{"type":"text_delta","data":{"session":"s","turn":1,"text":"hi"}}`))
+	f.Add([]byte(`{"type":"turn_ended","data":{"outcome":"completed","usage":{}}}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		ev, err := UnmarshalEvent(b)
+		if err != nil {
+			return
+		}
+		out, err := MarshalEvent(ev)
+		if err != nil {
+			t.Fatalf("re-marshal %T: %v", ev, err)
+		}
+		again, err := UnmarshalEvent(out)
+		if err != nil || again.EventType() != ev.EventType() {
+			t.Fatalf("second decode of %s: %v", out, err)
+		}
+	})
+}
+
+func FuzzMessageJSON(f *testing.F) {
+	f.Add([]byte(`{"role":"user","content":"hi"}`))
+	f.Add([]byte(`{"role":"assistant","content":null,"tool_calls":[{"id":"1","name":"f","arguments":"{"}]}`))
+	f.Add([]byte(`{"role":"user","content":[{"type":"image_url","image_url":{"url":"u"}}]}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var m Message
+		if err := json.Unmarshal(b, &m); err != nil {
+			return
+		}
+		out, err := json.Marshal(m)
+		if err != nil {
+			t.Fatalf("re-marshal: %v", err)
+		}
+		var m2 Message
+		if err := json.Unmarshal(out, &m2); err != nil {
+			t.Fatalf("decode of own output %s: %v", out, err)
+		}
+	})
+}
