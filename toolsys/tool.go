@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net"
+	"strings"
 
 	"github.com/rs/zerolog"
 
@@ -148,4 +150,36 @@ type Context struct {
 	// AllowedHosts lists the hosts outbound requests may reach ("*" = any,
 	// "*.example.com" = any subdomain). Empty means no outbound requests.
 	AllowedHosts []string
+}
+
+// HostAllowed reports whether outbound requests may reach host under
+// AllowedHosts: "*" allows any host, "*.example.com" any subdomain of
+// example.com (not example.com itself), anything else one host exactly.
+// Matching ignores case, a trailing dot and a port ("example.com:443"). A
+// nil Context or an empty host allows nothing.
+func (c *Context) HostAllowed(host string) bool {
+	if c == nil {
+		return false
+	}
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		host = h
+	}
+	host = strings.TrimSuffix(strings.ToLower(strings.Trim(host, "[]")), ".")
+	if host == "" {
+		return false
+	}
+	for _, pattern := range c.AllowedHosts {
+		p := strings.TrimSuffix(strings.ToLower(strings.TrimSpace(pattern)), ".")
+		switch {
+		case p == "*":
+			return true
+		case strings.HasPrefix(p, "*."):
+			if suffix := p[1:]; len(host) > len(suffix) && strings.HasSuffix(host, suffix) {
+				return true
+			}
+		case p != "" && p == host:
+			return true
+		}
+	}
+	return false
 }

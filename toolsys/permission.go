@@ -1,0 +1,465 @@
+package toolsys
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+	"time"
+)
+
+// Mode is the permission mode: how much runs without asking.
+type Mode int
+
+// The permission modes. The zero Mode is ModeAsk.
+const (
+	// ModeAsk runs tools up to PermReadOnly; anything more asks the approver
+	// unless an allow rule matches.
+	ModeAsk Mode = iota
+	// ModeReadOnly runs only PermNone and PermReadOnly tools; allow rules
+	// and the approver cannot widen it.
+	ModeReadOnly
+	// ModeAcceptEdits runs tools up to PermWrite; PermExecute asks unless an
+	// allow rule matches.
+	ModeAcceptEdits
+	// ModeBypass runs everything that no hook or deny rule stops.
+	ModeBypass
+)
+
+// String returns "ask", "read-only", "accept-edits" or "bypass".
+func (m Mode) String() string {
+	switch m {
+	case ModeAsk:
+		return "ask"
+	case ModeReadOnly:
+		return "read-only"
+	case ModeAcceptEdits:
+		return "accept-edits"
+	case ModeBypass:
+		return "bypass"
+	}
+	return fmt.Sprintf("mode(%d)", int(m))
+}
+
+// ParseMode parses the names String returns.
+func ParseMode(s string) (Mode, error) {
+	switch s {
+	case "ask", "default":
+		return ModeAsk, nil
+	case "read-only", "readonly", "plan":
+		return ModeReadOnly, nil
+	case "accept-edits", "acceptEdits":
+		return ModeAcceptEdits, nil
+	case "bypass", "bypassPermissions":
+		return ModeBypass, nil
+	}
+	return 0, fmt.Errorf("unknown permission mode %q (want ask, read-only, accept-edits or bypass)", s)
+}
+
+// Decision is a permission hook's verdict.
+type Decision int
+
+// The hook decisions. The zero Decision is DecisionContinue.
+const (
+	// DecisionContinue leaves the call to the next hook and the rest of the
+	// pipeline.
+	DecisionContinue Decision = iota
+	// DecisionAllow runs the call without consulting the mode, the allow
+	// rules or the approver. Deny rules still apply.
+	DecisionAllow
+	// DecisionDeny refuses the call.
+	DecisionDeny
+	// DecisionAsk sends the call to the approver, whatever the mode and the
+	// allow rules say. Deny rules still apply.
+	DecisionAsk
+)
+
+// String returns "continue", "allow", "deny" or "ask".
+func (d Decision) String() string {
+	switch d {
+	case DecisionContinue:
+		return "continue"
+	case DecisionAllow:
+		return "allow"
+	case DecisionDeny:
+		return "deny"
+	case DecisionAsk:
+		return "ask"
+	}
+	return fmt.Sprintf("decision(%d)", int(d))
+}
+
+// Request is a tool call as the permission pipeline sees it. Args still
+// hold secret placeholders, never secret values.
+type Request struct {
+	Tool       string
+	Permission Permission
+	// Args are the call's raw arguments.
+	Args json.RawMessage
+	// Subject is what rule patterns are matched against (see RuleSubjecter).
+	Subject   string
+	SessionID string
+	CallID    string
+}
+
+// PermissionHook inspects a call first. It returns a decision and, for
+// DecisionDeny and DecisionAsk, a reason shown to the model or the approver.
+// Hooks run in order; the first that does not return DecisionContinue
+// decides. A hook must be safe for concurrent use.
+type PermissionHook func(ctx context.Context, req Request) (Decision, string)
+
+// ApprovalRequest is what an approver is asked.
+type ApprovalRequest struct {
+	Request
+	// Reason says why approval is needed ("write_file needs write
+	// permission in ask mode", or a hook's reason).
+	Reason string
+}
+
+// Approval is an approver's answer.
+type Approval struct {
+	Allow bool
+	// Reason is shown to the model when the call is denied.
+	Reason string
+}
+
+// Approver answers approval requests: a human in a front end, a policy, an
+// HTTP callback. Approve may block until the answer comes; it must return
+// when ctx is done. It must be safe for concurrent use.
+type Approver interface {
+	Approve(ctx context.Context, req ApprovalRequest) (Approval, error)
+}
+
+// ApproverFunc adapts a function to Approver.
+type ApproverFunc func(ctx context.Context, req ApprovalRequest) (Approval, error)
+
+// Approve calls f.
+func (f ApproverFunc) Approve(ctx context.Context, req ApprovalRequest) (Approval, error) {
+	return f(ctx, req)
+}
+
+// Stage names the step of the pipeline that refused a call.
+type Stage string
+
+// The stages of the permission pipeline, in order.
+const (
+	StageHook     Stage = "hook"
+	StageDeny     Stage = "deny rule"
+	StageMode     Stage = "mode"
+	StageAllow    Stage = "allow rule"
+	StageApprover Stage = "approver"
+)
+
+// ErrPermissionDenied is matched (errors.Is) by every *PermissionError.
+var ErrPermissionDenied = errors.New("permission denied")
+
+// PermissionError is a refused call: which tool, which stage, and why.
+type PermissionError struct {
+	Tool   string
+	Stage  Stage
+	Reason string
+}
+
+func (e *PermissionError) Error() string {
+	return fmt.Sprintf("permission denied for tool %s by %s: %s", e.Tool, e.Stage, e.Reason)
+}
+
+// Is reports whether target is ErrPermissionDenied.
+func (e *PermissionError) Is(target error) bool { return target == ErrPermissionDenied }
+
+// DefaultApprovalTimeout is how long an approver has to answer when
+// PermissionConfig.ApprovalTimeout is zero.
+const DefaultApprovalTimeout = 5 * time.Minute
+
+// PermissionConfig configures a permission pipeline. The zero value is
+// ModeAsk with no rules, no hooks and no approver: read-only tools run and
+// everything else is denied for want of an approver.
+type PermissionConfig struct {
+	// Mode is the permission mode. Zero means ModeAsk.
+	Mode Mode
+	// Hooks run first, in order.
+	Hooks []PermissionHook
+	// Deny rules refuse matching calls in every mode, bypass included.
+	Deny []string
+	// Allow rules run matching calls without asking (in ModeAsk and
+	// ModeAcceptEdits; ModeReadOnly is never widened).
+	Allow []string
+	// Approver answers calls that need approval. Nil means such calls are
+	// denied.
+	Approver Approver
+	// ApprovalTimeout bounds the wait for the approver; a timeout is a
+	// denial. Zero means DefaultApprovalTimeout.
+	ApprovalTimeout time.Duration
+}
+
+// Permissions is a compiled permission pipeline: hooks, deny rules, mode,
+// allow rules, approver, in that order. It is safe for concurrent use.
+type Permissions struct {
+	mode     Mode
+	hooks    []PermissionHook
+	deny     []Rule
+	allow    []Rule
+	approver Approver
+	timeout  time.Duration
+}
+
+// NewPermissions compiles cfg. An invalid rule is an error naming it.
+func NewPermissions(cfg PermissionConfig) (*Permissions, error) {
+	if cfg.Mode < ModeAsk || cfg.Mode > ModeBypass {
+		return nil, fmt.Errorf("permissions: Mode: unknown %v", cfg.Mode)
+	}
+	p := &Permissions{
+		mode:     cfg.Mode,
+		hooks:    append([]PermissionHook(nil), cfg.Hooks...),
+		approver: cfg.Approver,
+		timeout:  cfg.ApprovalTimeout,
+	}
+	if p.timeout <= 0 {
+		p.timeout = DefaultApprovalTimeout
+	}
+	for _, s := range cfg.Deny {
+		r, err := ParseRule(s)
+		if err != nil {
+			return nil, fmt.Errorf("permissions: Deny: %w", err)
+		}
+		p.deny = append(p.deny, r)
+	}
+	for _, s := range cfg.Allow {
+		r, err := ParseRule(s)
+		if err != nil {
+			return nil, fmt.Errorf("permissions: Allow: %w", err)
+		}
+		p.allow = append(p.allow, r)
+	}
+	return p, nil
+}
+
+// usesSubject reports whether any hook or rule may look at a call's
+// subject, which is otherwise not computed.
+func (p *Permissions) usesSubject() bool {
+	return len(p.hooks) > 0 || len(p.deny) > 0 || len(p.allow) > 0 || p.approver != nil
+}
+
+// Mode returns the pipeline's mode.
+func (p *Permissions) Mode() Mode { return p.mode }
+
+// Check runs the pipeline for one call. It returns nil when the call may
+// run, a *PermissionError when it is refused, and ctx's error (wrapped) when
+// ctx ends while the approver is deciding.
+//
+// The order is: hooks (the first non-Continue decision counts; Deny refuses
+// at once), deny rules (refuse in every mode), then, unless a hook allowed
+// or asked, the mode (read-only refuses anything above PermReadOnly; bypass
+// allows; ask and accept-edits allow up to PermReadOnly and PermWrite), the
+// allow rules, and finally the approver, which must answer within the
+// approval timeout.
+func (p *Permissions) Check(ctx context.Context, req Request) error {
+	decision, reason := DecisionContinue, ""
+	for _, h := range p.hooks {
+		decision, reason = h(ctx, req)
+		if decision != DecisionContinue {
+			break
+		}
+	}
+	if decision == DecisionDeny {
+		if reason == "" {
+			reason = "refused by a permission hook"
+		}
+		return &PermissionError{Tool: req.Tool, Stage: StageHook, Reason: reason}
+	}
+	for _, r := range p.deny {
+		if r.matchDeny(req.Tool, req.Subject) {
+			return &PermissionError{Tool: req.Tool, Stage: StageDeny, Reason: fmt.Sprintf("matches deny rule %s", r)}
+		}
+	}
+	switch decision {
+	case DecisionAllow:
+		return nil
+	case DecisionAsk:
+		if reason == "" {
+			reason = "a permission hook asks for approval"
+		}
+		return p.ask(ctx, req, reason)
+	}
+	switch p.mode {
+	case ModeBypass:
+		return nil
+	case ModeReadOnly:
+		if req.Permission <= PermReadOnly {
+			return nil
+		}
+		return &PermissionError{Tool: req.Tool, Stage: StageMode,
+			Reason: fmt.Sprintf("tool needs %s permission and the mode is read-only", req.Permission)}
+	case ModeAcceptEdits:
+		if req.Permission <= PermWrite {
+			return nil
+		}
+	default:
+		if req.Permission <= PermReadOnly {
+			return nil
+		}
+	}
+	for _, r := range p.allow {
+		if r.matchAllow(req.Tool, req.Subject) {
+			return nil
+		}
+	}
+	return p.ask(ctx, req, fmt.Sprintf("tool %s needs %s permission in %s mode", req.Tool, req.Permission, p.mode))
+}
+
+// ask consults the approver with the approval timeout.
+func (p *Permissions) ask(ctx context.Context, req Request, reason string) error {
+	if p.approver == nil {
+		return &PermissionError{Tool: req.Tool, Stage: StageApprover,
+			Reason: "approval required (" + reason + ") but no approver is configured"}
+	}
+	actx, cancel := context.WithTimeout(ctx, p.timeout)
+	defer cancel()
+	type answer struct {
+		a   Approval
+		err error
+	}
+	done := make(chan answer, 1) // buffered: a late answer never blocks the approver
+	go func() {
+		a, err := p.approver.Approve(actx, ApprovalRequest{Request: req, Reason: reason})
+		done <- answer{a, err}
+	}()
+	select {
+	case ans := <-done:
+		switch {
+		case ans.err != nil && ctx.Err() != nil:
+			return fmt.Errorf("approval of tool %s: %w", req.Tool, ctx.Err())
+		case ans.err != nil && actx.Err() != nil:
+			return p.timedOut(req)
+		case ans.err != nil:
+			return &PermissionError{Tool: req.Tool, Stage: StageApprover, Reason: "approver failed: " + ans.err.Error()}
+		case !ans.a.Allow:
+			r := ans.a.Reason
+			if r == "" {
+				r = "the approver refused"
+			}
+			return &PermissionError{Tool: req.Tool, Stage: StageApprover, Reason: r}
+		}
+		return nil
+	case <-actx.Done():
+		if ctx.Err() != nil {
+			return fmt.Errorf("approval of tool %s: %w", req.Tool, ctx.Err())
+		}
+		return p.timedOut(req)
+	}
+}
+
+func (p *Permissions) timedOut(req Request) error {
+	return &PermissionError{Tool: req.Tool, Stage: StageApprover, Reason: fmt.Sprintf("approval timed out after %v", p.timeout)}
+}
+
+// Rule matches a tool name (a glob: "read_file", "mcp__fs__*") and,
+// optionally, an argument pattern matched against the call's subject (see
+// RuleSubjecter): "bash(git *)", "write_file(docs/**)".
+//
+// Patterns are globs: "?" matches one character, "*" a run of characters
+// and "**" any run including '/'; "**/" also matches nothing, so
+// "docs/**/*.md" matches "docs/a.md". In allow rules "*" and "?" do not cross
+// '/', so "write_file(docs/*)" does not allow "docs/sub/x". In deny rules they
+// do, so "bash(rm *)" denies "rm -rf /tmp/x": a deny rule errs on the side of
+// matching.
+type Rule struct {
+	tool    string
+	pattern string // "" when the rule has no argument pattern
+	hasArg  bool
+
+	toolRE  *regexp.Regexp
+	narrow  *regexp.Regexp // '*' stops at '/'
+	broad   *regexp.Regexp // '*' crosses '/'
+	display string
+}
+
+// ParseRule parses "tool" or "tool(pattern)".
+func ParseRule(s string) (Rule, error) {
+	s = strings.TrimSpace(s)
+	name, pattern, hasArg := s, "", false
+	if i := strings.IndexByte(s, '('); i >= 0 {
+		if !strings.HasSuffix(s, ")") {
+			return Rule{}, fmt.Errorf("rule %q: missing closing parenthesis", s)
+		}
+		name, pattern, hasArg = s[:i], s[i+1:len(s)-1], true
+		if pattern == "" {
+			return Rule{}, fmt.Errorf("rule %q: empty argument pattern (write %q to match every call)", s, name)
+		}
+	}
+	if name == "" {
+		return Rule{}, fmt.Errorf("rule %q: empty tool name", s)
+	}
+	for _, c := range name {
+		if !(c == '*' || c == '?' || c == '_' || c == '-' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') {
+			return Rule{}, fmt.Errorf("rule %q: invalid character %q in tool name", s, c)
+		}
+	}
+	r := Rule{tool: name, pattern: pattern, hasArg: hasArg, display: s}
+	r.toolRE = regexp.MustCompile(globRegexp(name, false))
+	if hasArg {
+		r.narrow = regexp.MustCompile(globRegexp(pattern, true))
+		r.broad = regexp.MustCompile(globRegexp(pattern, false))
+	}
+	return r, nil
+}
+
+// String returns the rule as written.
+func (r Rule) String() string { return r.display }
+
+// Tool returns the rule's tool-name glob.
+func (r Rule) Tool() string { return r.tool }
+
+// Pattern returns the rule's argument pattern and whether it has one.
+func (r Rule) Pattern() (string, bool) { return r.pattern, r.hasArg }
+
+func (r Rule) matchAllow(tool, subject string) bool {
+	return r.toolRE != nil && r.toolRE.MatchString(tool) && (!r.hasArg || r.narrow.MatchString(subject))
+}
+
+func (r Rule) matchDeny(tool, subject string) bool {
+	return r.toolRE != nil && r.toolRE.MatchString(tool) && (!r.hasArg || r.broad.MatchString(subject))
+}
+
+// MatchGlob reports whether name matches the glob pattern, where '*' and '?'
+// match any characters including '/'. It is how views and rules match tool
+// names.
+func MatchGlob(pattern, name string) bool {
+	re, err := regexp.Compile(globRegexp(pattern, false))
+	return err == nil && re.MatchString(name)
+}
+
+// globRegexp translates a glob into an anchored regular expression that
+// also matches across newlines. With pathSep, '*' and '?' do not match '/'.
+func globRegexp(glob string, pathSep bool) string {
+	var sb strings.Builder
+	sb.WriteString(`(?s)\A`)
+	star, one := `.*`, `.`
+	if pathSep {
+		star, one = `[^/]*`, `[^/]`
+	}
+	for i := 0; i < len(glob); i++ {
+		switch glob[i] {
+		case '*':
+			if i+1 < len(glob) && glob[i+1] == '*' {
+				i++
+				if i+1 < len(glob) && glob[i+1] == '/' {
+					i++
+					sb.WriteString(`(?:.*/)?`)
+				} else {
+					sb.WriteString(`.*`)
+				}
+				continue
+			}
+			sb.WriteString(star)
+		case '?':
+			sb.WriteString(one)
+		default:
+			sb.WriteString(regexp.QuoteMeta(glob[i : i+1]))
+		}
+	}
+	sb.WriteString(`\z`)
+	return sb.String()
+}

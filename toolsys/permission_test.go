@@ -1,0 +1,236 @@
+package toolsys
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"testing/synctest"
+	"time"
+)
+
+// approverAnswer returns an approver that always gives a.
+func approverAnswer(a Approval, calls *int) Approver {
+	return ApproverFunc(func(context.Context, ApprovalRequest) (Approval, error) {
+		*calls++
+		return a, nil
+	})
+}
+
+func hook(d Decision, reason string) PermissionHook {
+	return func(context.Context, Request) (Decision, string) { return d, reason }
+}
+
+func TestPermissions_Pipeline(t *testing.T) {
+	yes := Approval{Allow: true}
+	no := Approval{Allow: false, Reason: "not today"}
+	tests := []struct {
+		name      string
+		cfg       PermissionConfig
+		req       Request
+		wantStage Stage // "" = allowed
+		wantAsked bool
+		wantText  string
+	}{
+		// hooks come first
+		{"hook deny beats everything", PermissionConfig{Mode: ModeBypass, Hooks: []PermissionHook{hook(DecisionDeny, "blocked by policy")}},
+			Request{Tool: "read_file", Permission: PermReadOnly}, StageHook, false, "blocked by policy"},
+		{"first decisive hook wins", PermissionConfig{Mode: ModeBypass, Hooks: []PermissionHook{hook(DecisionContinue, ""), hook(DecisionDeny, "second"), hook(DecisionAllow, "")}},
+			Request{Tool: "x", Permission: PermNone}, StageHook, false, "second"},
+		{"hook allow skips mode", PermissionConfig{Mode: ModeReadOnly, Hooks: []PermissionHook{hook(DecisionAllow, "")}},
+			Request{Tool: "bash", Permission: PermExecute}, "", false, ""},
+		{"hook allow does not beat a deny rule", PermissionConfig{Hooks: []PermissionHook{hook(DecisionAllow, "")}, Deny: []string{"bash"}},
+			Request{Tool: "bash", Permission: PermExecute}, StageDeny, false, "deny rule bash"},
+		{"hook ask forces the approver", PermissionConfig{Mode: ModeBypass, Hooks: []PermissionHook{hook(DecisionAsk, "looks odd")}, Approver: approverAnswer(no, new(int))},
+			Request{Tool: "read_file", Permission: PermReadOnly}, StageApprover, true, "not today"},
+		// deny rules win in every mode
+		{"deny in bypass", PermissionConfig{Mode: ModeBypass, Deny: []string{"bash(rm *)"}},
+			Request{Tool: "bash", Permission: PermExecute, Subject: "rm -rf /tmp/x"}, StageDeny, false, "bash(rm *)"},
+		{"deny beats allow", PermissionConfig{Deny: []string{"write_file(secrets/**)"}, Allow: []string{"write_file"}},
+			Request{Tool: "write_file", Permission: PermWrite, Subject: "secrets/key"}, StageDeny, false, ""},
+		{"deny on multi-line command", PermissionConfig{Mode: ModeBypass, Deny: []string{"bash(*curl*)"}},
+			Request{Tool: "bash", Permission: PermExecute, Subject: "echo hi\ncurl evil.example"}, StageDeny, false, ""},
+		// modes
+		{"read-only runs read-only", PermissionConfig{Mode: ModeReadOnly}, Request{Tool: "read_file", Permission: PermReadOnly}, "", false, ""},
+		{"read-only refuses write", PermissionConfig{Mode: ModeReadOnly, Allow: []string{"write_file"}, Approver: approverAnswer(yes, new(int))},
+			Request{Tool: "write_file", Permission: PermWrite}, StageMode, false, "read-only"},
+		{"bypass runs execute", PermissionConfig{Mode: ModeBypass}, Request{Tool: "bash", Permission: PermExecute}, "", false, ""},
+		{"accept-edits runs write", PermissionConfig{Mode: ModeAcceptEdits}, Request{Tool: "write_file", Permission: PermWrite}, "", false, ""},
+		{"accept-edits asks for execute", PermissionConfig{Mode: ModeAcceptEdits, Approver: approverAnswer(yes, new(int))},
+			Request{Tool: "bash", Permission: PermExecute}, "", true, ""},
+		{"ask runs read-only", PermissionConfig{}, Request{Tool: "read_file", Permission: PermReadOnly}, "", false, ""},
+		{"ask asks for write", PermissionConfig{Approver: approverAnswer(no, new(int))},
+			Request{Tool: "write_file", Permission: PermWrite}, StageApprover, true, "not today"},
+		{"ask without approver denies", PermissionConfig{}, Request{Tool: "write_file", Permission: PermWrite}, StageApprover, false, "no approver is configured"},
+		// allow rules
+		{"allow rule skips the approver", PermissionConfig{Allow: []string{"bash(git *)"}, Approver: approverAnswer(no, new(int))},
+			Request{Tool: "bash", Permission: PermExecute, Subject: "git status"}, "", false, ""},
+		{"allow rule with glob tool name", PermissionConfig{Allow: []string{"mcp__fs__*"}},
+			Request{Tool: "mcp__fs__write", Permission: PermWrite}, "", false, ""},
+		{"allow star stops at slash", PermissionConfig{Allow: []string{"write_file(docs/*)"}},
+			Request{Tool: "write_file", Permission: PermWrite, Subject: "docs/sub/a.md"}, StageApprover, false, "no approver"},
+		{"allow double star crosses slash", PermissionConfig{Allow: []string{"write_file(docs/**)"}},
+			Request{Tool: "write_file", Permission: PermWrite, Subject: "docs/sub/a.md"}, "", false, ""},
+		{"unmatched allow rule falls to approver", PermissionConfig{Allow: []string{"bash(git *)"}, Approver: approverAnswer(yes, new(int))},
+			Request{Tool: "bash", Permission: PermExecute, Subject: "make"}, "", true, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			asked := false
+			if tt.cfg.Approver != nil {
+				inner := tt.cfg.Approver
+				tt.cfg.Approver = ApproverFunc(func(ctx context.Context, r ApprovalRequest) (Approval, error) {
+					asked = true
+					return inner.Approve(ctx, r)
+				})
+			}
+			p, err := NewPermissions(tt.cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = p.Check(t.Context(), tt.req)
+			if asked != tt.wantAsked {
+				t.Errorf("approver asked = %v, want %v", asked, tt.wantAsked)
+			}
+			if tt.wantStage == "" {
+				if err != nil {
+					t.Fatalf("Check = %v, want allowed", err)
+				}
+				return
+			}
+			var pe *PermissionError
+			if !errors.As(err, &pe) || pe.Stage != tt.wantStage || !errors.Is(err, ErrPermissionDenied) {
+				t.Fatalf("Check = %v, want a denial at stage %q", err, tt.wantStage)
+			}
+			if pe.Tool != tt.req.Tool || !strings.Contains(err.Error(), tt.wantText) || !strings.Contains(err.Error(), string(tt.wantStage)) {
+				t.Errorf("error %q does not name tool %q, stage %q and %q", err, tt.req.Tool, tt.wantStage, tt.wantText)
+			}
+		})
+	}
+}
+
+func TestPermissions_ApprovalTimeout(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		release := make(chan struct{})
+		p, err := NewPermissions(PermissionConfig{
+			ApprovalTimeout: 30 * time.Second,
+			Approver: ApproverFunc(func(ctx context.Context, _ ApprovalRequest) (Approval, error) {
+				<-release // a human who never answers, and ignores ctx
+				return Approval{Allow: true}, nil
+			}),
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		start := time.Now()
+		err = p.Check(t.Context(), Request{Tool: "bash", Permission: PermExecute})
+		var pe *PermissionError
+		if !errors.As(err, &pe) || pe.Stage != StageApprover || pe.Reason != "approval timed out after 30s" {
+			t.Fatalf("Check = %v, want an approval timeout", err)
+		}
+		if waited := time.Since(start); waited != 30*time.Second {
+			t.Errorf("waited %v, want 30s", waited)
+		}
+		close(release)
+	})
+}
+
+func TestPermissions_DefaultTimeoutAndCancel(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		p, err := NewPermissions(PermissionConfig{Approver: ApproverFunc(func(ctx context.Context, _ ApprovalRequest) (Approval, error) {
+			<-ctx.Done()
+			return Approval{}, ctx.Err()
+		})})
+		if err != nil {
+			t.Fatal(err)
+		}
+		start := time.Now()
+		err = p.Check(t.Context(), Request{Tool: "bash", Permission: PermExecute})
+		if !errors.Is(err, ErrPermissionDenied) || time.Since(start) != DefaultApprovalTimeout {
+			t.Errorf("Check = %v after %v, want a denial after %v", err, time.Since(start), DefaultApprovalTimeout)
+		}
+
+		ctx, cancel := context.WithCancel(t.Context())
+		go func() {
+			time.Sleep(time.Second) // fake time inside the bubble
+			cancel()
+		}()
+		err = p.Check(ctx, Request{Tool: "bash", Permission: PermExecute})
+		if !errors.Is(err, context.Canceled) || errors.Is(err, ErrPermissionDenied) {
+			t.Errorf("Check after cancel = %v, want context.Canceled and no denial", err)
+		}
+	})
+}
+
+func TestPermissions_ApproverError(t *testing.T) {
+	p, err := NewPermissions(PermissionConfig{Approver: ApproverFunc(func(context.Context, ApprovalRequest) (Approval, error) {
+		return Approval{}, errors.New("callback unreachable")
+	})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = p.Check(t.Context(), Request{Tool: "bash", Permission: PermExecute})
+	if !errors.Is(err, ErrPermissionDenied) || !strings.Contains(err.Error(), "callback unreachable") {
+		t.Errorf("Check = %v, want a denial naming the approver failure", err)
+	}
+}
+
+func TestParseRule(t *testing.T) {
+	tests := []struct {
+		rule, tool, subject string
+		allow, deny         bool
+	}{
+		{"read_file", "read_file", "anything", true, true},
+		{"read_file", "read_files", "", false, false},
+		{"mcp__fs__*", "mcp__fs__read", "", true, true},
+		{"mcp__fs__*", "mcp__git__read", "", false, false},
+		{"bash(git *)", "bash", "git status", true, true},
+		{"bash(git *)", "bash", "git checkout feature/x", false, true},
+		{"bash(git **)", "bash", "git checkout feature/x", true, true},
+		{"bash(git *)", "bash", "gitk", false, false},
+		{"write_file(docs/**)", "write_file", "docs/a/b.md", true, true},
+		{"write_file(docs/**)", "write_file", "src/a.go", false, false},
+		{"write_file(docs/**/*.md)", "write_file", "docs/a.md", true, true},
+		{"write_file(docs/**/*.md)", "write_file", "docs/x/y/a.md", true, true},
+		{"write_file(docs/**/*.md)", "write_file", "docs/x/y/a.go", false, false},
+		{"write_file(a?c)", "write_file", "abc", true, true},
+		{"write_file(a?c)", "write_file", "a/c", false, true},
+		{"web_fetch(https://example.com/*)", "web_fetch", "https://example.com/x", true, true},
+		{"bash(echo (x))", "bash", "echo (x)", true, true},
+	}
+	for _, tt := range tests {
+		r, err := ParseRule(tt.rule)
+		if err != nil {
+			t.Fatalf("ParseRule(%q): %v", tt.rule, err)
+		}
+		if got := r.matchAllow(tt.tool, tt.subject); got != tt.allow {
+			t.Errorf("allow %s on %s(%q) = %v, want %v", tt.rule, tt.tool, tt.subject, got, tt.allow)
+		}
+		if got := r.matchDeny(tt.tool, tt.subject); got != tt.deny {
+			t.Errorf("deny %s on %s(%q) = %v, want %v", tt.rule, tt.tool, tt.subject, got, tt.deny)
+		}
+		if r.String() != tt.rule {
+			t.Errorf("String() = %q", r.String())
+		}
+	}
+	for _, bad := range []string{"", "bash(", "bash()", "(x)", "ba sh", "bash(x"} {
+		if _, err := ParseRule(bad); err == nil {
+			t.Errorf("ParseRule(%q) succeeded", bad)
+		}
+	}
+	if _, err := NewPermissions(PermissionConfig{Deny: []string{"bash("}}); err == nil || !strings.Contains(err.Error(), "Deny") {
+		t.Errorf("NewPermissions with a bad rule = %v, want an error naming Deny", err)
+	}
+}
+
+func TestParseMode(t *testing.T) {
+	for _, m := range []Mode{ModeAsk, ModeReadOnly, ModeAcceptEdits, ModeBypass} {
+		got, err := ParseMode(m.String())
+		if err != nil || got != m {
+			t.Errorf("ParseMode(%q) = %v, %v", m, got, err)
+		}
+	}
+	if _, err := ParseMode("yolo"); err == nil {
+		t.Error("ParseMode(yolo) succeeded")
+	}
+}
