@@ -1,0 +1,87 @@
+package builtin
+
+import (
+	"path"
+	"path/filepath"
+	"strings"
+
+	"github.com/agcore/agcore/toolsys"
+)
+
+// All returns every built-in tool, bridged into toolsys.Tool values:
+// read_file, write_file, edit_file, list_dir, glob, grep, bash,
+// bash_process and web_fetch. bash and bash_process share
+// opts.Processes; when it is nil a new ProcessManager is created for them
+// (see Options.Processes).
+func All(opts Options) []toolsys.Tool {
+	procs := opts.Processes
+	if procs == nil {
+		procs = NewProcessManager(ProcessOptions{Logger: opts.Logger})
+	}
+	return []toolsys.Tool{
+		toolsys.Bridge[ReadFileParams](NewReadFile(opts)),
+		toolsys.Bridge[WriteFileParams](NewWriteFile(opts)),
+		toolsys.Bridge[EditFileParams](NewEditFile(opts)),
+		toolsys.Bridge[ListDirParams](NewListDir(opts)),
+		toolsys.Bridge[GlobParams](NewGlob(opts)),
+		toolsys.Bridge[GrepParams](NewGrep(opts)),
+		toolsys.Bridge[BashParams](NewBash(opts, procs)),
+		toolsys.Bridge[BashProcessParams](NewBashProcess(procs)),
+		toolsys.Bridge[WebFetchParams](NewWebFetch(opts)),
+	}
+}
+
+// ruleSubjectPath is the subject permission rules match for a file tool's
+// path: cleaned, with forward slashes and no leading "./", "." for the
+// workspace root. A relative path is relative to the workspace root; an
+// absolute one is returned as it is (cleaned), so rules that must hold for
+// absolute paths too should start with "**/".
+func ruleSubjectPath(p string) string {
+	if p == "" {
+		return "."
+	}
+	return strings.TrimPrefix(path.Clean(filepath.ToSlash(p)), "./")
+}
+
+// RuleSubject is the path, as permission rules match it.
+func (*ReadFile) RuleSubject(p ReadFileParams) string { return ruleSubjectPath(p.Path) }
+
+// RuleSubject is the path, as permission rules such as write_file(docs/**)
+// match it.
+func (*WriteFile) RuleSubject(p WriteFileParams) string { return ruleSubjectPath(p.Path) }
+
+// RuleSubject is the path, as permission rules match it.
+func (*EditFile) RuleSubject(p EditFileParams) string { return ruleSubjectPath(p.Path) }
+
+// RuleSubject is the directory, as permission rules match it.
+func (*ListDir) RuleSubject(p ListDirParams) string { return ruleSubjectPath(p.Path) }
+
+// RuleSubject is the directory searched, as permission rules match it.
+func (*Glob) RuleSubject(p GlobParams) string { return ruleSubjectPath(p.Path) }
+
+// RuleSubject is the file or directory searched, as permission rules match
+// it.
+func (*Grep) RuleSubject(p GrepParams) string { return ruleSubjectPath(p.Path) }
+
+// The tools implement the typed contract and the optional interfaces they
+// are meant to.
+var (
+	_ toolsys.Typed[ReadFileParams]               = (*ReadFile)(nil)
+	_ toolsys.Typed[WriteFileParams]              = (*WriteFile)(nil)
+	_ toolsys.Typed[EditFileParams]               = (*EditFile)(nil)
+	_ toolsys.Prechecker[EditFileParams]          = (*EditFile)(nil)
+	_ toolsys.Typed[ListDirParams]                = (*ListDir)(nil)
+	_ toolsys.Typed[GlobParams]                   = (*Glob)(nil)
+	_ toolsys.Typed[GrepParams]                   = (*Grep)(nil)
+	_ toolsys.Typed[BashParams]                   = (*Bash)(nil)
+	_ toolsys.Prechecker[BashParams]              = (*Bash)(nil)
+	_ toolsys.TypedRuleSubjecter[BashParams]      = (*Bash)(nil)
+	_ toolsys.Typed[BashProcessParams]            = (*BashProcess)(nil)
+	_ toolsys.Prechecker[BashProcessParams]       = (*BashProcess)(nil)
+	_ toolsys.Typed[WebFetchParams]               = (*WebFetch)(nil)
+	_ toolsys.TypedRuleSubjecter[WriteFileParams] = (*WriteFile)(nil)
+	_ toolsys.TypedRuleSubjecter[EditFileParams]  = (*EditFile)(nil)
+	_ toolsys.TypedRuleSubjecter[WebFetchParams]  = (*WebFetch)(nil)
+	_ toolsys.IdempotentTool                      = (*WriteFile)(nil)
+	_ toolsys.IdempotentTool                      = (*EditFile)(nil)
+)

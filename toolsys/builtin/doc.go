@@ -1,0 +1,45 @@
+// Package builtin holds agcore's built-in tools: read_file, write_file,
+// edit_file, list_dir, glob, grep, bash, bash_process and web_fetch.
+//
+// Every tool is a toolsys.Typed[P]: its parameter struct is the JSON schema
+// the model sees and the parser of the model's arguments. All returns the
+// whole set bridged into toolsys.Tool values, ready for a registry:
+//
+//	pm := builtin.NewProcessManager(builtin.ProcessOptions{})
+//	defer pm.Close()
+//	for _, t := range builtin.All(builtin.Options{Processes: pm}) {
+//		if err := reg.Register(t); err != nil {
+//			return err
+//		}
+//	}
+//
+// # Files
+//
+// The file tools (read_file, write_file, edit_file, list_dir, glob, grep)
+// resolve every path through the call's toolsys.Workspace, so nothing
+// outside the workspace root is read or written, also not through a
+// symlink. Without a workspace they refuse to run. Paths in their output are
+// relative to the workspace root, with forward slashes. Writes are atomic: a
+// temporary file in the target's directory is written, synced and renamed
+// over the target. Directory walks never follow symlinks and skip .git.
+//
+// # Commands
+//
+// bash runs `bash -c COMMAND` in the workspace root, in a process group of
+// its own. On timeout or cancellation the whole group is killed with
+// SIGKILL, so children the command spawned die with it; processes the
+// command leaves behind when it exits are killed too (a server that must
+// keep running belongs in run_in_background). The command sees a minimal
+// environment, never the agent's own: PATH, HOME and LANG inherited from the
+// agent (PATH and LANG with safe defaults when unset), plus the variables
+// the call passes in env. Background commands live in a ProcessManager that
+// bash and bash_process share; bash_process polls their output, waits for
+// them, stops them and lists them.
+//
+// # Web
+//
+// web_fetch fetches http and https URLs whose host the call's
+// AllowedHosts permit (checked again on every redirect), within a size and a
+// time limit, and turns HTML into readable text: scripts and styles dropped,
+// headings, paragraphs and lists kept, links written as "text (url)".
+package builtin

@@ -1,0 +1,82 @@
+package builtin
+
+import (
+	"net/http"
+	"time"
+
+	"github.com/rs/zerolog"
+)
+
+// Options configures the built-in tools. The zero value is valid: every
+// field documents what zero means.
+type Options struct {
+	// BashTimeout is how long a foreground bash command may run when the
+	// call names no timeout. Zero means 2 minutes.
+	BashTimeout time.Duration
+	// BashMaxOutput is how many bytes of a foreground command's combined
+	// output are kept; beyond it the start is dropped and the tail kept.
+	// Zero means 64 KiB.
+	BashMaxOutput int
+	// MaxReadBytes caps the text read_file returns in one call. Zero means
+	// 256 KiB.
+	MaxReadBytes int
+	// HTTPClient makes web_fetch's requests. Nil means a client with
+	// http.DefaultTransport. Its CheckRedirect is replaced so that every
+	// redirect passes the allowed-hosts policy.
+	HTTPClient *http.Client
+	// FetchMaxBytes caps the body web_fetch reads. Zero means 2 MiB.
+	FetchMaxBytes int64
+	// FetchTimeout bounds one web_fetch call. Zero means 30 seconds.
+	FetchTimeout time.Duration
+	// GrepMaxResults is grep's default result cap. Zero means 200.
+	GrepMaxResults int
+	// GlobMaxResults caps the paths glob returns. Zero means 500.
+	GlobMaxResults int
+	// Processes holds bash's background processes, shared with
+	// bash_process. Nil means All creates one, which nobody closes: pass
+	// your own and Close it when the tools are no longer used.
+	Processes *ProcessManager
+	// Logger receives diagnostics. The zero Logger discards them.
+	Logger zerolog.Logger
+}
+
+// Defaults of Options.
+const (
+	DefaultBashTimeout    = 2 * time.Minute
+	DefaultBashMaxOutput  = 64 << 10
+	DefaultMaxReadBytes   = 256 << 10
+	DefaultFetchMaxBytes  = 2 << 20
+	DefaultFetchTimeout   = 30 * time.Second
+	DefaultGrepMaxResults = 200
+	DefaultGlobMaxResults = 500
+)
+
+// withDefaults returns a copy of o with every zero field filled in. It does
+// not create a ProcessManager.
+func (o Options) withDefaults() Options {
+	if o.BashTimeout <= 0 {
+		o.BashTimeout = DefaultBashTimeout
+	}
+	if o.BashMaxOutput <= 0 {
+		o.BashMaxOutput = DefaultBashMaxOutput
+	}
+	if o.MaxReadBytes <= 0 {
+		o.MaxReadBytes = DefaultMaxReadBytes
+	}
+	if o.HTTPClient == nil {
+		o.HTTPClient = &http.Client{Transport: http.DefaultTransport}
+	}
+	if o.FetchMaxBytes <= 0 {
+		o.FetchMaxBytes = DefaultFetchMaxBytes
+	}
+	if o.FetchTimeout <= 0 {
+		o.FetchTimeout = DefaultFetchTimeout
+	}
+	if o.GrepMaxResults <= 0 {
+		o.GrepMaxResults = DefaultGrepMaxResults
+	}
+	if o.GlobMaxResults <= 0 {
+		o.GlobMaxResults = DefaultGlobMaxResults
+	}
+	return o
+}
