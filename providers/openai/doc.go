@@ -1,0 +1,42 @@
+// Package openai is a providers.Provider for any endpoint that speaks the
+// OpenAI chat completions API: OpenAI itself, Azure-style proxies, Ollama,
+// vLLM, llama.cpp, DeepSeek, and agcore's own mockllm. It is built on
+// github.com/sashabaranov/go-openai.
+//
+//	p, err := openai.New(openai.Options{
+//		BaseURL: "http://127.0.0.1:8080/v1",
+//		APIKey:  os.Getenv("OPENAI_API_KEY"),
+//		Model:   "gpt-4o-mini",
+//	})
+//	if err != nil {
+//		return err
+//	}
+//	resp, err := p.Chat(ctx, messages.Request{Messages: []messages.Message{messages.UserText("hi")}})
+//
+// # Streaming
+//
+// Stream asks for stream_options.include_usage, so the last chunk carries the
+// token usage, and assembles tool calls from their fragments: several
+// parallel calls whose arguments arrive across many chunks come out of
+// Stream.Response as complete calls, in index order. The server-sent events
+// are decoded by this package rather than by go-openai, because go-openai's
+// reader cannot tell a stream that ended with "data: [DONE]" from a
+// connection cut in the middle; here a stream that stops in the middle of a
+// line, or before both [DONE] and a finish reason, fails with
+// providers.KindTimeout, wrapping ErrStreamCut and io.ErrUnexpectedEOF. Comment lines, event/id/retry fields and "data:" with
+// or without a space are accepted; a data line that is not valid JSON is
+// reported as an error wrapping ErrMalformedChunk and skipped, so Recv may be
+// called again to continue with the next line.
+//
+// # Errors and retries
+//
+// Every failure is a *providers.Error whose Kind follows the HTTP status and
+// the error code (401/403 authentication, 404 or model_not_found not found,
+// context_length_exceeded, 429 rate limited with its Retry-After, 5xx
+// server), or, without a response, the transport failure (deadline, idle
+// stream, reset or refused connection: timeout; the caller's cancellation:
+// canceled). The provider repeats retryable failures itself according to
+// Options.Retry; see providers.RetryPolicy.
+//
+// The API key is sent in the Authorization header and never logged.
+package openai

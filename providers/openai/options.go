@@ -1,0 +1,60 @@
+package openai
+
+import (
+	"net/http"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/agcore/agcore/providers"
+)
+
+// Defaults applied by New to zero Options fields.
+const (
+	// DefaultBaseURL is OpenAI's own endpoint.
+	DefaultBaseURL = "https://api.openai.com/v1"
+	// DefaultTimeout bounds a call; see Options.Timeout.
+	DefaultTimeout = 120 * time.Second
+	// DefaultName is the provider's name in errors and logs.
+	DefaultName = "openai"
+)
+
+// Options configures a Provider. The zero value talks to OpenAI without an
+// API key, which only a local server accepts; New never modifies Options.
+type Options struct {
+	// BaseURL is the API root, such as "http://127.0.0.1:11434/v1"; requests
+	// go to BaseURL + "/chat/completions". Empty means DefaultBaseURL.
+	BaseURL string
+	// APIKey is sent as "Authorization: Bearer <key>" when not empty. It is
+	// never logged.
+	APIKey string
+	// Organization is sent as the OpenAI-Organization header when not empty.
+	Organization string
+	// Model is used when a Request does not name one. A request without a
+	// model fails with providers.KindBadRequest when Model is empty too.
+	Model string
+	// HTTPClient sends the requests. Nil means a client of its own whose
+	// transport keeps up to 64 idle connections per host. Its Timeout, if
+	// set, also bounds streams as a whole; leave it zero and use Timeout.
+	HTTPClient *http.Client
+	// Timeout bounds each attempt. For Chat it is a bound on the whole call.
+	// For Stream it bounds the wait for the response headers and then every
+	// wait for more of the body (an idle bound), not the stream as a whole,
+	// so that a long answer that keeps flowing is never cut; a stream that
+	// goes quiet for Timeout fails with providers.KindTimeout. Zero means
+	// DefaultTimeout (120 s); negative means no bound beyond the context's.
+	Timeout time.Duration
+	// Retry says how failed calls are repeated: Chat as a whole, Stream until
+	// its first chunk (see providers.WithRetry). Nil means the default policy
+	// (3 retries, 1 s doubling to 30 s, 25 % jitter, Retry-After honoured);
+	// &providers.RetryPolicy{MaxRetries: -1} disables retrying.
+	Retry *providers.RetryPolicy
+	// Logger receives a debug event per attempt (name, base URL, model,
+	// attempt, status, duration) and per retry. The zero Logger discards.
+	Logger zerolog.Logger
+	// Name is the provider's name in errors and logs. Empty means "openai".
+	Name string
+	// Now is the clock used to turn a Retry-After date into a wait. Nil
+	// means time.Now.
+	Now func() time.Time
+}

@@ -1,0 +1,201 @@
+package openai
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/rs/zerolog"
+	oai "github.com/sashabaranov/go-openai"
+
+	"github.com/agcore/agcore/messages"
+	"github.com/agcore/agcore/providers"
+)
+
+// Provider is a providers.Provider for an OpenAI-compatible endpoint. It is
+// safe for concurrent use.
+type Provider struct {
+	api   *api
+	inner providers.Provider // api, wrapped by the retry policy
+}
+
+var _ providers.Provider = (*Provider)(nil)
+
+// api makes single attempts; Provider retries them.
+type api struct {
+	name, baseURL, model string
+	client               *oai.Client
+	timeout              time.Duration
+	log                  zerolog.Logger
+	now                  func() time.Time
+}
+
+var _ providers.Provider = (*api)(nil)
+
+// New returns a Provider configured by opts; see Options for the defaults.
+// It fails when BaseURL is not an http or https URL.
+func New(opts Options) (*Provider, error) {
+	base := opts.BaseURL
+	if base == "" {
+		base = DefaultBaseURL
+	}
+	u, err := url.Parse(base)
+	if err != nil {
+		// The parse error quotes the URL, which may hold a password.
+		return nil, errors.New("openai: Options.BaseURL is not a valid URL")
+	}
+	if u.User != nil {
+		return nil, fmt.Errorf("openai: Options.BaseURL %q must not carry credentials; use Options.APIKey", u.Redacted())
+	}
+	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, fmt.Errorf("openai: Options.BaseURL %q: want an http or https URL", u.Redacted())
+	}
+	base = strings.TrimRight(base, "/")
+	hc := opts.HTTPClient
+	if hc == nil {
+		hc = newHTTPClient()
+	}
+	cfg := oai.DefaultConfig(opts.APIKey)
+	cfg.BaseURL = base
+	cfg.OrgID = opts.Organization
+	cfg.HTTPClient = doer{client: hc}
+
+	a := &api{
+		name:    opts.Name,
+		baseURL: base,
+		model:   opts.Model,
+		client:  oai.NewClientWithConfig(cfg),
+		timeout: opts.Timeout,
+		log:     opts.Logger,
+		now:     opts.Now,
+	}
+	if a.name == "" {
+		a.name = DefaultName
+	}
+	if a.timeout == 0 {
+		a.timeout = DefaultTimeout
+	}
+	if a.now == nil {
+		a.now = time.Now
+	}
+	a.log = a.log.With().Str("provider", a.name).Str("base_url", base).Logger()
+
+	var policy providers.RetryPolicy
+	if opts.Retry != nil {
+		policy = *opts.Retry
+	}
+	userHook := policy.OnRetry
+	policy.OnRetry = func(attempt int, err error, delay time.Duration) {
+		a.log.Debug().Int("retry", attempt).Dur("delay", delay).
+			Stringer("kind", providers.KindOf(err)).Err(err).Msg("retrying")
+		if userHook != nil {
+			userHook(attempt, err, delay)
+		}
+	}
+	return &Provider{api: a, inner: providers.WithRetry(a, policy)}, nil
+}
+
+// Name returns the provider's name (Options.Name, or "openai").
+func (p *Provider) Name() string { return p.api.name }
+
+// Model returns the default model (Options.Model).
+func (p *Provider) Model() string { return p.api.model }
+
+// BaseURL returns the API root requests are sent under.
+func (p *Provider) BaseURL() string { return p.api.baseURL }
+
+// Chat implements providers.Provider: it sends req and returns the first
+// choice of the reply, retrying as Options.Retry says. Errors are
+// *providers.Error.
+func (p *Provider) Chat(ctx context.Context, req messages.Request) (*messages.Response, error) {
+	return p.inner.Chat(ctx, req)
+}
+
+// Stream implements providers.Provider: it sends req with streaming on and
+// returns the reply chunk by chunk, retrying as Options.Retry says until the
+// first chunk arrives. Errors are *providers.Error.
+func (p *Provider) Stream(ctx context.Context, req messages.Request) (providers.Stream, error) {
+	return p.inner.Stream(ctx, req)
+}
+
+// badRequest reports a request this provider cannot send.
+func (a *api) badRequest(err error) error {
+	return &providers.Error{Kind: providers.KindBadRequest, Provider: a.name, Message: err.Error(), Err: err}
+}
+
+// Chat makes one attempt.
+func (a *api) Chat(ctx context.Context, req messages.Request) (*messages.Response, error) {
+	oreq, err := toRequest(req, a.model, false)
+	if err != nil {
+		return nil, a.badRequest(err)
+	}
+	if a.timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, a.timeout)
+		defer cancel()
+	}
+	x := &exchange{}
+	start := time.Now()
+	resp, err := a.client.CreateChatCompletion(withExchange(ctx, x), oreq)
+	if err != nil {
+		err = a.classify(ctx, err, x)
+	}
+	a.logAttempt(ctx, oreq.Model, false, x, start, err)
+	if err != nil {
+		return nil, err
+	}
+	return fromResponse(resp), nil
+}
+
+// Stream makes one attempt at opening a stream.
+func (a *api) Stream(ctx context.Context, req messages.Request) (providers.Stream, error) {
+	oreq, err := toRequest(req, a.model, true)
+	if err != nil {
+		return nil, a.badRequest(err)
+	}
+	sctx, cancel := context.WithCancelCause(ctx)
+	var idle *time.Timer
+	if a.timeout > 0 {
+		idle = time.AfterFunc(a.timeout, func() { cancel(ErrIdle) })
+	}
+	x := &exchange{}
+	start := time.Now()
+	// go-openai builds, sends and (on an error status) decodes the request;
+	// its reader is left unused and the body is decoded by this package.
+	_, err = a.client.CreateChatCompletionStream(withExchange(sctx, x), oreq)
+	if err == nil && x.resp == nil {
+		err = fmt.Errorf("openai: the HTTP client returned no response")
+	}
+	if err != nil {
+		err = a.classify(sctx, err, x)
+		if idle != nil {
+			idle.Stop()
+		}
+		cancel(context.Canceled)
+		if x.resp != nil {
+			_ = x.resp.Body.Close()
+		}
+		a.logAttempt(ctx, oreq.Model, true, x, start, err)
+		return nil, err
+	}
+	a.logAttempt(ctx, oreq.Model, true, x, start, nil)
+	return newStream(a, sctx, cancel, x.resp.Body, idle), nil
+}
+
+func (a *api) logAttempt(ctx context.Context, model string, stream bool, x *exchange, start time.Time, err error) {
+	if a.log.GetLevel() > zerolog.DebugLevel {
+		return
+	}
+	ev := a.log.Debug().Str("model", model).Bool("stream", stream).
+		Int("attempt", providers.Attempt(ctx)).Dur("duration", time.Since(start))
+	if x.resp != nil {
+		ev = ev.Int("status", x.resp.StatusCode)
+	}
+	if err != nil {
+		ev = ev.Stringer("kind", providers.KindOf(err)).Err(err)
+	}
+	ev.Msg("chat completion")
+}

@@ -1,0 +1,150 @@
+package openai
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+	"time"
+
+	oai "github.com/sashabaranov/go-openai"
+
+	"github.com/agcore/agcore/messages"
+	"github.com/agcore/agcore/providers"
+)
+
+// stream is a reply being streamed. It keeps the context of the call that
+// opened it: the stream lives as long as that context, and its cause tells
+// an idle timeout from a cancellation.
+type stream struct {
+	a      *api
+	ctx    context.Context
+	cancel context.CancelCauseFunc
+	body   io.ReadCloser
+	idle   *time.Timer // nil without an idle bound
+	sse    *sseReader
+	acc    providers.Accumulator
+
+	finished bool  // a finish reason was received
+	err      error // sticky: io.EOF after the end, or the failure
+
+	closeOnce sync.Once
+	closeErr  error
+}
+
+var _ providers.Stream = (*stream)(nil)
+
+func newStream(a *api, ctx context.Context, cancel context.CancelCauseFunc, body io.ReadCloser, idle *time.Timer) *stream {
+	s := &stream{a: a, ctx: ctx, cancel: cancel, body: body, idle: idle}
+	var r io.Reader = body
+	if idle != nil {
+		r = &idleReader{r: body, t: idle, d: a.timeout}
+	}
+	s.sse = newSSEReader(r)
+	return s
+}
+
+// wireChunk is one streamed event: a chunk, or an error event.
+type wireChunk struct {
+	oai.ChatCompletionStreamResponse
+	Error json.RawMessage `json:"error,omitempty"`
+}
+
+// Recv implements providers.Stream. A malformed data line is returned as an
+// error wrapping ErrMalformedChunk without ending the stream; any other
+// error ends it, and later calls return the same error.
+func (s *stream) Recv() (providers.Chunk, error) {
+	if s.err != nil {
+		return providers.Chunk{}, s.err
+	}
+	for {
+		payload, err := s.sse.next()
+		switch {
+		case errors.Is(err, io.EOF) && s.finished:
+			return providers.Chunk{}, s.end(io.EOF)
+		case errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) && s.ctx.Err() == nil:
+			return providers.Chunk{}, s.end(&providers.Error{Kind: providers.KindTimeout, Provider: s.a.name, Err: ErrStreamCut})
+		case err != nil:
+			return providers.Chunk{}, s.end(s.a.classify(s.ctx, err, nil))
+		case bytes.Equal(payload, doneMarker):
+			return providers.Chunk{}, s.end(io.EOF)
+		}
+		c, err := s.decode(payload)
+		if errors.Is(err, ErrMalformedChunk) {
+			return providers.Chunk{}, err
+		}
+		if err != nil {
+			return providers.Chunk{}, s.end(err)
+		}
+		s.acc.Add(c)
+		if c.FinishReason != "" {
+			s.finished = true
+		}
+		if meaningful(c) {
+			return c, nil
+		}
+	}
+}
+
+// decode parses one payload into a chunk, or into the error it reports.
+func (s *stream) decode(payload []byte) (providers.Chunk, error) {
+	var w wireChunk
+	if err := json.Unmarshal(payload, &w); err != nil {
+		return providers.Chunk{}, &providers.Error{
+			Kind: providers.KindOther, Provider: s.a.name,
+			Message: truncate(string(payload), maxMessage),
+			Err:     fmt.Errorf("%w: %w", ErrMalformedChunk, err),
+		}
+	}
+	if len(w.Error) > 0 && !bytes.Equal(w.Error, []byte("null")) {
+		return providers.Chunk{}, s.a.classify(s.ctx, apiError(w.Error), nil)
+	}
+	return fromStreamChunk(&w.ChatCompletionStreamResponse), nil
+}
+
+// end makes err the stream's final result and releases the connection.
+func (s *stream) end(err error) error {
+	s.err = err
+	_ = s.Close()
+	return err
+}
+
+// Response implements providers.Stream.
+func (s *stream) Response() *messages.Response { return s.acc.Response() }
+
+// errClosed is what Recv returns after Close.
+var errClosed = errors.New("openai: stream closed")
+
+// Close implements providers.Stream. Recv after Close fails with Kind
+// canceled.
+func (s *stream) Close() error {
+	if s.err == nil {
+		s.err = &providers.Error{Kind: providers.KindCanceled, Provider: s.a.name, Err: errClosed}
+	}
+	s.closeOnce.Do(func() {
+		if s.idle != nil {
+			s.idle.Stop()
+		}
+		s.closeErr = s.body.Close()
+		s.cancel(context.Canceled)
+	})
+	return s.closeErr
+}
+
+// idleReader re-arms the idle timer each time data arrives.
+type idleReader struct {
+	r io.Reader
+	t *time.Timer
+	d time.Duration
+}
+
+func (r *idleReader) Read(p []byte) (int, error) {
+	n, err := r.r.Read(p)
+	if n > 0 {
+		r.t.Reset(r.d)
+	}
+	return n, err
+}

@@ -1,0 +1,50 @@
+package openai
+
+import (
+	"context"
+	"net/http"
+	"time"
+)
+
+// exchange records the HTTP response of one call, which go-openai does not
+// expose on its errors: the status, the headers (for Retry-After) and, for a
+// stream, the body this package decodes itself.
+type exchange struct {
+	resp *http.Response
+}
+
+type exchangeKey struct{}
+
+// withExchange returns a context under which the doer records the response
+// of the request made with it into x.
+func withExchange(ctx context.Context, x *exchange) context.Context {
+	return context.WithValue(ctx, exchangeKey{}, x)
+}
+
+// doer is the go-openai HTTPDoer. It sends requests with an *http.Client
+// and records each response into the exchange found in the request's
+// context. One exchange serves one call, made on one goroutine, so no
+// locking is needed.
+type doer struct {
+	client *http.Client
+}
+
+// Do implements openai.HTTPDoer.
+func (d doer) Do(req *http.Request) (*http.Response, error) {
+	resp, err := d.client.Do(req)
+	if x, ok := req.Context().Value(exchangeKey{}).(*exchange); ok && resp != nil {
+		x.resp = resp
+	}
+	return resp, err
+}
+
+// newHTTPClient returns the client used when Options.HTTPClient is nil: no
+// overall timeout (Options.Timeout bounds calls through their contexts) and
+// a connection pool sized for many concurrent sessions.
+func newHTTPClient() *http.Client {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.MaxIdleConns = 256
+	t.MaxIdleConnsPerHost = 64
+	t.IdleConnTimeout = 90 * time.Second
+	return &http.Client{Transport: t}
+}
