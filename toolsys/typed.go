@@ -13,16 +13,17 @@ import (
 // RuleSubjecter is implemented by a Tool that says what the argument
 // pattern of a permission rule is matched against: the command for a shell
 // tool, the workspace-relative path for a file tool. A tool that does not
-// implement it is matched on its compact JSON arguments.
+// implement it is matched on its compact JSON arguments. tc is the call's
+// context (its Workspace lets a file tool canonicalise a path); it may be nil.
 type RuleSubjecter interface {
-	RuleSubject(args json.RawMessage) string
+	RuleSubject(args json.RawMessage, tc *Context) string
 }
 
 // TypedRuleSubjecter is the typed form of RuleSubjecter: a Typed[P] that
 // implements it is asked with its decoded parameters. If the arguments do not
 // decode, the compact JSON is used (the call will then fail validation).
 type TypedRuleSubjecter[P any] interface {
-	RuleSubject(params P) string
+	RuleSubject(params P, tc *Context) string
 }
 
 // Bridge wraps a typed tool into a Tool. It reflects P's JSON Schema once,
@@ -115,10 +116,10 @@ func (b *bridge[P]) Idempotent() bool {
 
 // RuleSubject asks the typed tool when it implements TypedRuleSubjecter[P],
 // and otherwise returns the compact JSON arguments.
-func (b *bridge[P]) RuleSubject(args json.RawMessage) string {
+func (b *bridge[P]) RuleSubject(args json.RawMessage, tc *Context) string {
 	if rs, ok := b.t.(TypedRuleSubjecter[P]); ok {
 		if p, err := b.parse(args); err == nil {
-			return rs.RuleSubject(p)
+			return rs.RuleSubject(p, tc)
 		}
 	}
 	return compactArgs(args)

@@ -207,18 +207,18 @@ func TestBridge_PanicsOnUnreflectableParams(t *testing.T) {
 
 type subjectTool struct{ *searchTool }
 
-func (subjectTool) RuleSubject(p searchParams) string { return p.Query }
+func (subjectTool) RuleSubject(p searchParams, _ *Context) string { return p.Query }
 
 func TestBridge_RuleSubject(t *testing.T) {
 	plain := Bridge[searchParams](&searchTool{}).(RuleSubjecter)
-	if got := plain.RuleSubject(json.RawMessage(`{ "query" : "a/b" }`)); got != `{"query":"a/b"}` {
+	if got := plain.RuleSubject(json.RawMessage(`{ "query" : "a/b" }`), nil); got != `{"query":"a/b"}` {
 		t.Errorf("default subject = %q", got)
 	}
 	typed := Bridge[searchParams](subjectTool{&searchTool{}}).(RuleSubjecter)
-	if got := typed.RuleSubject(json.RawMessage(`{"query":"git status"}`)); got != "git status" {
+	if got := typed.RuleSubject(json.RawMessage(`{"query":"git status"}`), nil); got != "git status" {
 		t.Errorf("typed subject = %q", got)
 	}
-	if got := typed.RuleSubject(json.RawMessage(`{"query":3}`)); got != `{"query":3}` {
+	if got := typed.RuleSubject(json.RawMessage(`{"query":3}`), nil); got != `{"query":3}` {
 		t.Errorf("subject of invalid args = %q, want the compact JSON", got)
 	}
 }

@@ -74,7 +74,7 @@ func (*Bash) Idempotent() bool { return false }
 
 // RuleSubject is the command line, which permission rules such as
 // bash(git *) match.
-func (*Bash) RuleSubject(p BashParams) string { return p.Command }
+func (*Bash) RuleSubject(p BashParams, _ *toolsys.Context) string { return p.Command }
 
 // Precheck rejects an empty command and malformed variable names.
 func (*Bash) Precheck(p BashParams) error {

@@ -57,7 +57,7 @@ func (*BashProcess) SecretParams() []string { return nil }
 func (*BashProcess) Idempotent() bool { return false }
 
 // RuleSubject is the process id ("" for list).
-func (*BashProcess) RuleSubject(p BashProcessParams) string { return p.ProcessID }
+func (*BashProcess) RuleSubject(p BashProcessParams, _ *toolsys.Context) string { return p.ProcessID }
 
 // Precheck accepts list alone, or a process_id with at most one of block and
 // stop.

@@ -32,36 +32,56 @@ func All(opts Options) []toolsys.Tool {
 }
 
 // ruleSubjectPath is the subject permission rules match for a file tool's
-// path: cleaned, with forward slashes and no leading "./", "." for the
-// workspace root. A relative path is relative to the workspace root; an
-// absolute one is returned as it is (cleaned), so rules that must hold for
-// absolute paths too should start with "**/".
-func ruleSubjectPath(p string) string {
+// path: the path as the workspace resolves it (symlinks followed, ".."
+// folded, an absolute path inside the root made relative), with forward
+// slashes and no leading "./"; "." for the workspace root. So a rule such as
+// write_file(secrets/**) holds for "secrets/x", "/ws/secrets/x",
+// "docs/../secrets/x" and a symlink into secrets/ alike. A path the workspace
+// refuses (the call will fail) or a call without a workspace is matched in
+// its cleaned form.
+func ruleSubjectPath(p string, tc *toolsys.Context) string {
 	if p == "" {
-		return "."
+		p = "."
+	}
+	if tc != nil && tc.Workspace != nil {
+		if abs, err := tc.Workspace.Resolve(p); err == nil {
+			return tc.Workspace.Rel(abs)
+		}
 	}
 	return strings.TrimPrefix(path.Clean(filepath.ToSlash(p)), "./")
 }
 
 // RuleSubject is the path, as permission rules match it.
-func (*ReadFile) RuleSubject(p ReadFileParams) string { return ruleSubjectPath(p.Path) }
+func (*ReadFile) RuleSubject(p ReadFileParams, tc *toolsys.Context) string {
+	return ruleSubjectPath(p.Path, tc)
+}
 
 // RuleSubject is the path, as permission rules such as write_file(docs/**)
 // match it.
-func (*WriteFile) RuleSubject(p WriteFileParams) string { return ruleSubjectPath(p.Path) }
+func (*WriteFile) RuleSubject(p WriteFileParams, tc *toolsys.Context) string {
+	return ruleSubjectPath(p.Path, tc)
+}
 
 // RuleSubject is the path, as permission rules match it.
-func (*EditFile) RuleSubject(p EditFileParams) string { return ruleSubjectPath(p.Path) }
+func (*EditFile) RuleSubject(p EditFileParams, tc *toolsys.Context) string {
+	return ruleSubjectPath(p.Path, tc)
+}
 
 // RuleSubject is the directory, as permission rules match it.
-func (*ListDir) RuleSubject(p ListDirParams) string { return ruleSubjectPath(p.Path) }
+func (*ListDir) RuleSubject(p ListDirParams, tc *toolsys.Context) string {
+	return ruleSubjectPath(p.Path, tc)
+}
 
 // RuleSubject is the directory searched, as permission rules match it.
-func (*Glob) RuleSubject(p GlobParams) string { return ruleSubjectPath(p.Path) }
+func (*Glob) RuleSubject(p GlobParams, tc *toolsys.Context) string {
+	return ruleSubjectPath(p.Path, tc)
+}
 
 // RuleSubject is the file or directory searched, as permission rules match
 // it.
-func (*Grep) RuleSubject(p GrepParams) string { return ruleSubjectPath(p.Path) }
+func (*Grep) RuleSubject(p GrepParams, tc *toolsys.Context) string {
+	return ruleSubjectPath(p.Path, tc)
+}
 
 // The tools implement the typed contract and the optional interfaces they
 // are meant to.

@@ -3,6 +3,8 @@ package builtin
 import (
 	"context"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -103,6 +105,46 @@ func TestBridged(t *testing.T) {
 	}
 }
 
+func TestRuleSubjects_Workspace(t *testing.T) {
+	root := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(root, "secrets"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(root, "secrets"), filepath.Join(root, "innocent")); err != nil {
+		t.Fatal(err)
+	}
+	ws, err := toolsys.NewWorkspace(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tc := &toolsys.Context{Workspace: ws}
+	rs := toolsys.Bridge[WriteFileParams](NewWriteFile(Options{})).(toolsys.RuleSubjecter)
+	for _, p := range []string{"secrets/key", filepath.Join(ws.Root(), "secrets", "key"), "docs/../secrets/key", "innocent/key", "./secrets//key"} {
+		args, _ := json.Marshal(WriteFileParams{Path: p, Content: "x"})
+		if got := rs.RuleSubject(args, tc); got != "secrets/key" {
+			t.Errorf("subject of %q = %q, want %q", p, got, "secrets/key")
+		}
+	}
+
+	// The rule holds through the registry, whatever spelling the model uses.
+	perms, err := toolsys.NewPermissions(toolsys.PermissionConfig{Mode: toolsys.ModeBypass, Deny: []string{"write_file(secrets/**)"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg := toolsys.NewRegistry(toolsys.Config{Permissions: perms})
+	reg.MustRegister(toolsys.Bridge[WriteFileParams](NewWriteFile(Options{})))
+	for _, p := range []string{filepath.Join(ws.Root(), "secrets", "k"), "innocent/k"} {
+		args, _ := json.Marshal(WriteFileParams{Path: p, Content: "x"})
+		res, err := reg.Call(context.Background(), "write_file", args, tc)
+		if err != nil || !res.IsError || !strings.Contains(res.Content, "deny") {
+			t.Errorf("write to %q: %+v, %v; want a deny-rule refusal", p, res, err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(root, "secrets", "k")); !os.IsNotExist(err) {
+		t.Errorf("denied write happened: %v", err)
+	}
+}
+
 func TestRuleSubjects(t *testing.T) {
 	pm := newManager(t, ProcessOptions{})
 	tests := []struct {
@@ -125,7 +167,7 @@ func TestRuleSubjects(t *testing.T) {
 		if !ok {
 			t.Fatalf("%s is not a RuleSubjecter", tt.tool)
 		}
-		if got := rs.RuleSubject(json.RawMessage(tt.args)); got != tt.want {
+		if got := rs.RuleSubject(json.RawMessage(tt.args), nil); got != tt.want {
 			t.Errorf("%s subject = %q, want %q", tt.tool, got, tt.want)
 		}
 	}

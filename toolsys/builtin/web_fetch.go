@@ -63,7 +63,7 @@ func (*WebFetch) SecretParams() []string { return nil }
 func (*WebFetch) Idempotent() bool { return true }
 
 // RuleSubject is the URL.
-func (*WebFetch) RuleSubject(p WebFetchParams) string { return p.URL }
+func (*WebFetch) RuleSubject(p WebFetchParams, _ *toolsys.Context) string { return p.URL }
 
 // hostError is a URL refused by the scheme or host policy.
 type hostError struct{ msg string }
