@@ -1,0 +1,208 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/agcore/agcore/providers/mockllm"
+	"github.com/agcore/agcore/providers/scripted"
+)
+
+func TestDemo(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "ws")
+	code, stdout, stderr := runCLI(t.Context(), t, nil, "demo", "--workspace", dir)
+	if code != exitOK {
+		t.Fatalf("exit code %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	for _, want := range []string{
+		"(embedded mock LLM)",
+		"README.md, go.mod, main.go",
+		"Let me look at the workspace first.\n",
+		`→ list_dir {"path":"."}`,
+		`→ read_file {"path":"README.md"}` + "\n" + `→ read_file {"path":"go.mod"}`,
+		"← write_file: ",
+		"wrote a short summary of the project to SUMMARY.md.\n",
+		"usage: 4 model calls",
+		"workspace kept at ",
+	} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, stdout)
+		}
+	}
+	summary, err := os.ReadFile(filepath.Join(dir, "SUMMARY.md"))
+	if err != nil || !strings.HasPrefix(string(summary), "# Summary") {
+		t.Errorf("SUMMARY.md = %q, %v", summary, err)
+	}
+}
+
+func TestDemo_TemporaryWorkspaceRemoved(t *testing.T) {
+	code, stdout, stderr := runCLI(t.Context(), t, nil, "demo")
+	if code != exitOK {
+		t.Fatalf("exit code %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	line := stdout[strings.Index(stdout, "workspace ")+len("workspace "):]
+	dir := line[:strings.Index(line, ":")]
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Errorf("temporary workspace %s still exists (stat: %v)", dir, err)
+	}
+}
+
+// TestDemo_Endpoint runs the demo against an endpoint given by the
+// environment, as with a real provider, and checks that the API key is sent
+// but never printed or logged, even at debug level.
+func TestDemo_Endpoint(t *testing.T) {
+	const key = "sk-test-Vq3xTnW4vXy2LmK9pR3s"
+	srv, err := mockllm.Start(t.Context(), "127.0.0.1:0", mockllm.Config{
+		Provider: scripted.MustNew(scripted.Demo(), scripted.Options{}),
+		APIKey:   key,
+		Models:   []string{"demo-model"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = srv.Close() })
+
+	tests := []struct {
+		name     string
+		env      map[string]string
+		args     []string
+		wantCode int
+		want     string
+	}{
+		{
+			"environment", map[string]string{"OPENAI_BASE_URL": srv.URL(), "OPENAI_API_KEY": key, "OPENAI_MODEL": "demo-model"},
+			nil, exitOK, "model demo-model at " + srv.URL() + "\n",
+		},
+		{
+			"flags", nil, []string{"--base-url", srv.URL(), "--api-key", key, "--model", "demo-model"},
+			exitOK, "usage: 4 model calls",
+		},
+		{
+			"wrong key", map[string]string{"OPENAI_BASE_URL": srv.URL(), "OPENAI_API_KEY": "sk-wrong-0123456789abcdef"},
+			[]string{"--model", "demo-model"}, exitError, "authentication",
+		},
+		{
+			"unknown model", map[string]string{"OPENAI_BASE_URL": srv.URL(), "OPENAI_API_KEY": key},
+			nil, exitError, "not found",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			args := append([]string{"--log-level", "debug", "--log-format", "json", "demo"}, tt.args...)
+			code, stdout, stderr := runCLI(t.Context(), t, tt.env, args...)
+			if code != tt.wantCode {
+				t.Fatalf("exit code %d, want %d\nstdout:\n%s\nstderr:\n%s", code, tt.wantCode, stdout, stderr)
+			}
+			if !strings.Contains(stdout+stderr, tt.want) {
+				t.Errorf("output lacks %q\nstdout:\n%s\nstderr:\n%s", tt.want, stdout, stderr)
+			}
+			for _, secret := range []string{key, "Vq3xTnW4vXy2LmK9pR3s", "0123456789abcdef"} {
+				if strings.Contains(stdout+stderr, secret) {
+					t.Errorf("the API key was printed or logged\nstdout:\n%s\nstderr:\n%s", stdout, stderr)
+				}
+			}
+		})
+	}
+}
+
+func TestDemo_BadFlags(t *testing.T) {
+	code, _, stderr := runCLI(t.Context(), t, nil, "demo", "--max-steps", "0")
+	if code != exitUsage || !strings.Contains(stderr, "--max-steps must be at least 1") {
+		t.Errorf("exit code %d, stderr %q", code, stderr)
+	}
+}
+
+// startMockLLM runs `agcore mock-llm args...` in-process until the test
+// ends, and returns its base URL.
+func startMockLLM(t *testing.T, args ...string) string {
+	t.Helper()
+	ctx, cancel := context.WithCancel(t.Context())
+	pr, pw := io.Pipe()
+	var stderr strings.Builder
+	done := make(chan int, 1)
+	go func() {
+		defer pw.Close()
+		done <- run(ctx, append([]string{"mock-llm", "--addr", "127.0.0.1:0"}, args...), pw, &stderr, func(string) string { return "" })
+	}()
+	t.Cleanup(func() {
+		cancel()
+		if code := <-done; code != exitOK {
+			t.Errorf("mock-llm exited with %d after cancellation; stderr:\n%s", code, stderr.String())
+		}
+	})
+	lines := bufio.NewScanner(pr)
+	if !lines.Scan() {
+		cancel()
+		<-done
+		t.Fatalf("mock-llm printed nothing; stderr:\n%s", stderr.String())
+	}
+	go func() { _, _ = io.Copy(io.Discard, pr) }()
+	first := lines.Text()
+	const prefix = "mock LLM listening on "
+	if !strings.HasPrefix(first, prefix) {
+		t.Fatalf("first line %q lacks %q", first, prefix)
+	}
+	return strings.TrimPrefix(first, prefix)
+}
+
+func TestMockLLM(t *testing.T) {
+	url := startMockLLM(t)
+	resp, err := http.Get(url + "/models")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var list struct {
+		Data []struct{ ID string } `json:"data"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&list); err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET /v1/models: %s, %v", resp.Status, err)
+	}
+	if len(list.Data) != 1 || list.Data[0].ID != mockllm.DefaultModel {
+		t.Errorf("models = %+v, want [%s]", list.Data, mockllm.DefaultModel)
+	}
+
+	// The demo talks to it as to any endpoint.
+	code, stdout, stderr := runCLI(t.Context(), t, map[string]string{"OPENAI_BASE_URL": url}, "demo", "--model", "scripted")
+	if code != exitOK || !strings.Contains(stdout, `→ list_dir {"path":"."}`) {
+		t.Errorf("demo against mock-llm: exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+}
+
+func TestMockLLM_Script(t *testing.T) {
+	script := filepath.Join(t.TempDir(), "hello.yaml")
+	if err := os.WriteFile(script, []byte("rules:\n  - match: {any: true}\n    reply: {text: Hello from the script.}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	url := startMockLLM(t, "--script", script)
+	code, stdout, stderr := runCLI(t.Context(), t, nil, "demo", "--base-url", url, "--model", "scripted")
+	if code != exitOK || !strings.Contains(stdout, "\nHello from the script.\n") {
+		t.Errorf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+}
+
+func TestMockLLM_Errors(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"non-loopback address", []string{"--addr", "0.0.0.0:0"}, "non-loopback"},
+		{"missing script", []string{"--addr", "127.0.0.1:0", "--script", "does-not-exist.yaml"}, "does-not-exist.yaml"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, _, stderr := runCLI(t.Context(), t, nil, append([]string{"mock-llm"}, tt.args...)...)
+			if code != exitError || !strings.Contains(stderr, tt.want) {
+				t.Errorf("exit %d, stderr %q; want %d and %q", code, stderr, exitError, tt.want)
+			}
+		})
+	}
+}

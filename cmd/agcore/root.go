@@ -1,0 +1,139 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/rs/zerolog"
+	"github.com/spf13/cobra"
+
+	"github.com/agcore/agcore/internal/logging"
+)
+
+// Exit codes of the agcore command.
+const (
+	exitOK    = 0
+	exitError = 1 // the command failed
+	exitUsage = 2 // the command line is wrong
+	// exitInterrupted is the shell's code for a command stopped by SIGINT.
+	exitInterrupted = 130
+)
+
+// app is what every command shares: the output streams, the environment and
+// the logger built from the global flags. Commands receive it explicitly;
+// nothing is global.
+type app struct {
+	stdout, stderr io.Writer
+	getenv         func(string) string
+
+	logLevel, logFormat string
+	// log is set by the root command before any subcommand runs.
+	log zerolog.Logger
+}
+
+// usageError marks an error in the command line (unknown command, bad flag,
+// wrong arguments); it exits with exitUsage.
+type usageError struct{ err error }
+
+func (e *usageError) Error() string { return e.err.Error() }
+
+func (e *usageError) Unwrap() error { return e.err }
+
+// run executes the command line args and returns the exit code. Command
+// output goes to stdout, logs and errors to stderr; getenv reads the
+// environment. Cancelling ctx (SIGINT, SIGTERM) stops long-running commands.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) int {
+	a := &app{stdout: stdout, stderr: stderr, getenv: getenv, log: zerolog.Nop()}
+	root := newRootCmd(a)
+	root.SetArgs(args)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return exitOK
+	}
+	if ctx.Err() != nil && errors.Is(err, context.Cause(ctx)) {
+		fmt.Fprintln(stderr, "agcore: interrupted")
+		return exitInterrupted
+	}
+	fmt.Fprintf(stderr, "agcore: %v\n", err)
+	if _, ok := errors.AsType[*usageError](err); ok {
+		fmt.Fprintln(stderr, "Run 'agcore --help' for usage.")
+		return exitUsage
+	}
+	return exitError
+}
+
+// newRootCmd returns the agcore command with its subcommands.
+func newRootCmd(a *app) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "agcore",
+		Short: "A supervised actor runtime for LLM agents",
+		Long: `agcore runs LLM agents as supervised actors: sessions, tool calls and model
+calls are actors that exchange typed messages, and every session is a durable
+journal.
+
+Try it offline, without an API key:
+
+  agcore demo`,
+		Example: `  agcore demo
+  agcore mock-llm --addr 127.0.0.1:8080
+  OPENAI_BASE_URL=http://127.0.0.1:8080/v1 agcore demo
+  agcore version`,
+		Args: unknownCommand,
+		// SuggestionsFor, unlike cobra's own check, does not default this.
+		SuggestionsMinimumDistance: 2,
+		SilenceErrors:              true,
+		SilenceUsage:               true,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return cmd.Help()
+		},
+		PersistentPreRunE: func(*cobra.Command, []string) error {
+			log, err := logging.New(logging.Options{Writer: a.stderr, Level: a.logLevel, Format: a.logFormat})
+			if err != nil {
+				return &usageError{err}
+			}
+			a.log = log
+			return nil
+		},
+	}
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{err} })
+	pf := root.PersistentFlags()
+	pf.StringVar(&a.logLevel, "log-level", "info", "minimum log level: debug, info, warn or error")
+	pf.StringVar(&a.logFormat, "log-format", "auto", "log format: json, console, or auto (console on a terminal, JSON otherwise)")
+	root.AddCommand(
+		newDemoCmd(a),
+		newMockLLMCmd(a),
+		newVersionCmd(),
+	)
+	return root
+}
+
+// unknownCommand rejects arguments to a command that takes none, which for
+// the root command means a misspelt subcommand; it suggests close names.
+func unknownCommand(cmd *cobra.Command, args []string) error {
+	if len(args) == 0 {
+		return nil
+	}
+	msg := fmt.Sprintf("unknown command %q for %q", args[0], cmd.CommandPath())
+	if sugg := cmd.SuggestionsFor(args[0]); len(sugg) > 0 {
+		msg += "; did you mean " + strings.Join(sugg, " or ") + "?"
+	}
+	return &usageError{errors.New(msg)}
+}
+
+// noArgs rejects positional arguments to a command that takes none.
+func noArgs(cmd *cobra.Command, args []string) error {
+	if len(args) > 0 {
+		return &usageError{fmt.Errorf("%s takes no arguments, got %q", cmd.CommandPath(), args)}
+	}
+	return nil
+}
+
+// component narrows log to one part of the program.
+func component(log zerolog.Logger, name string) zerolog.Logger {
+	return log.With().Str("component", name).Logger()
+}
