@@ -3,6 +3,7 @@ package memory
 import (
 	"errors"
 	"fmt"
+	"sync"
 
 	"github.com/dgraph-io/badger/v4"
 	"github.com/rs/zerolog"
@@ -18,8 +19,9 @@ var ErrClosed = errors.New("memory: store closed")
 // into another's keys.
 const (
 	prefixJournal  = "j/" // j/<session>/<seq: 8 bytes big-endian>
-	prefixSnapshot = "s/" // s/<session>/<seq>
-	prefixSession  = "m/" // m/<session>/<key>  session key-value memory
+	prefixSnapshot = "s/" // s/<session>/<seq: 8 bytes big-endian>
+	prefixHead     = "t/" // t/<session> -> tail seq and activation (16 bytes)
+	prefixSession  = "m/" // m/<len: 2 bytes big-endian><session><key>  session key-value memory
 	// PrefixKnowledge is the key space of the knowledge package (pages and
 	// their inverted index).
 	PrefixKnowledge = "k/"
@@ -42,6 +44,10 @@ type Options struct {
 type Store struct {
 	db     *badger.DB
 	logger zerolog.Logger
+
+	mu      sync.Mutex
+	closed  bool
+	closers []func() error // run by Close before the database closes, newest first
 }
 
 // Open opens (or creates) the store.
@@ -71,19 +77,78 @@ func Open(opts Options) (*Store, error) {
 // DB returns the underlying Badger database, for the memory sub-packages.
 func (s *Store) DB() *badger.DB { return s.db }
 
-// Close flushes and closes the database.
+// Close stops the journals opened on the store (committing and syncing the
+// appends they hold), then flushes and closes the database. Calling Close
+// again returns nil.
 func (s *Store) Close() error {
-	if err := s.db.Close(); err != nil {
-		return fmt.Errorf("memory: close: %w", err)
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return nil
 	}
+	s.closed = true
+	closers := s.closers
+	s.closers = nil
+	s.mu.Unlock()
+
+	var errs []error
+	for i := len(closers) - 1; i >= 0; i-- {
+		errs = append(errs, closers[i]())
+	}
+	if err := s.db.Close(); err != nil {
+		errs = append(errs, fmt.Errorf("memory: close: %w", err))
+	}
+	return errors.Join(errs...)
+}
+
+// onClose registers f to run when the store closes, before the database
+// does. It fails with ErrClosed when the store is already closed.
+func (s *Store) onClose(f func() error) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return ErrClosed
+	}
+	s.closers = append(s.closers, f)
 	return nil
+}
+
+// isClosed reports whether Close has been called.
+func (s *Store) isClosed() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.closed
+}
+
+// dbErr maps Badger's closed-database error onto ErrClosed, keeping the
+// original in the chain.
+func dbErr(err error) error {
+	if errors.Is(err, badger.ErrDBClosed) {
+		return fmt.Errorf("%w: %w", ErrClosed, err)
+	}
+	return err
 }
 
 // badgerLogger routes Badger's logging into zerolog at debug level (warnings
 // and errors at their own level).
 type badgerLogger struct{ l zerolog.Logger }
 
-func (b badgerLogger) Errorf(f string, a ...any)   { b.l.Error().Str("component", "badger").Msgf(f, a...) }
-func (b badgerLogger) Warningf(f string, a ...any) { b.l.Warn().Str("component", "badger").Msgf(f, a...) }
-func (b badgerLogger) Infof(f string, a ...any)    { b.l.Debug().Str("component", "badger").Msgf(f, a...) }
-func (b badgerLogger) Debugf(f string, a ...any)   { b.l.Debug().Str("component", "badger").Msgf(f, a...) }
+// Errorf implements badger.Logger.
+func (b badgerLogger) Errorf(f string, a ...any) {
+	b.l.Error().Str("component", "badger").Msgf(f, a...)
+}
+
+// Warningf implements badger.Logger.
+func (b badgerLogger) Warningf(f string, a ...any) {
+	b.l.Warn().Str("component", "badger").Msgf(f, a...)
+}
+
+// Infof implements badger.Logger at debug level.
+func (b badgerLogger) Infof(f string, a ...any) {
+	b.l.Debug().Str("component", "badger").Msgf(f, a...)
+}
+
+// Debugf implements badger.Logger.
+func (b badgerLogger) Debugf(f string, a ...any) {
+	b.l.Debug().Str("component", "badger").Msgf(f, a...)
+}

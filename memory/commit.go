@@ -1,0 +1,184 @@
+package memory
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/dgraph-io/badger/v4"
+	"github.com/rs/zerolog"
+)
+
+// Limits of one group commit.
+const (
+	maxBatchOps   = 1024
+	maxBatchBytes = 4 << 20
+	// maxBatchRetries bounds how often a whole batch is retried after a
+	// Badger conflict before its operations are committed one by one.
+	maxBatchRetries = 8
+)
+
+// committer is the group-commit goroutine of a batch journal. Appenders hand
+// it operations over an unbuffered channel; each time it is free it takes
+// every operation already waiting, runs them in one transaction, commits,
+// syncs once, and answers each appender.
+type committer struct {
+	db  *badger.DB
+	log zerolog.Logger
+
+	reqs     chan commitReq
+	quit     chan struct{}
+	stopped  chan struct{}
+	stopOnce sync.Once
+}
+
+type commitReq struct {
+	op   txnOp
+	size int
+	done chan commitRes // buffered: the committer never blocks on it
+}
+
+type commitRes struct {
+	res opResult
+	err error
+}
+
+func newCommitter(db *badger.DB, log zerolog.Logger) *committer {
+	c := &committer{
+		db:      db,
+		log:     log,
+		reqs:    make(chan commitReq),
+		quit:    make(chan struct{}),
+		stopped: make(chan struct{}),
+	}
+	go c.run()
+	return c
+}
+
+// stop ends the goroutine after it has answered every operation it took.
+// Appenders still waiting to hand one over get ErrClosed. A nil committer
+// stops at once.
+func (c *committer) stop() error {
+	if c == nil {
+		return nil
+	}
+	c.stopOnce.Do(func() { close(c.quit) })
+	<-c.stopped
+	return nil
+}
+
+// submit hands op to the committer and waits until it is durable. When ctx
+// ends before the committer takes op, nothing was written; when it ends
+// after, the outcome is unknown (ErrOutcomeUnknown).
+func (c *committer) submit(ctx context.Context, op txnOp, size int) (opResult, error) {
+	r := commitReq{op: op, size: size, done: make(chan commitRes, 1)}
+	select {
+	case c.reqs <- r:
+	case <-c.quit:
+		return opResult{}, ErrClosed
+	case <-ctx.Done():
+		return opResult{}, ctx.Err()
+	}
+	select {
+	case res := <-r.done:
+		return res.res, res.err
+	case <-ctx.Done():
+		return opResult{}, fmt.Errorf("%w: %w", ErrOutcomeUnknown, ctx.Err())
+	}
+}
+
+func (c *committer) run() {
+	defer close(c.stopped)
+	for {
+		select {
+		case r := <-c.reqs:
+			c.commit(c.collect(r))
+		case <-c.quit:
+			return
+		}
+	}
+}
+
+// collect gathers first and every operation already waiting, within the
+// batch limits.
+func (c *committer) collect(first commitReq) []commitReq {
+	batch, size := []commitReq{first}, first.size
+	for len(batch) < maxBatchOps && size < maxBatchBytes {
+		select {
+		case r := <-c.reqs:
+			batch = append(batch, r)
+			size += r.size
+		default:
+			return batch
+		}
+	}
+	return batch
+}
+
+// commit runs the batch in one transaction, syncs, and answers every caller.
+func (c *committer) commit(batch []commitReq) {
+	results := c.runBatch(batch)
+	if results == nil {
+		results = c.runEach(batch)
+	}
+	ok := false
+	for _, r := range results {
+		ok = ok || r.err == nil
+	}
+	if ok {
+		if err := c.db.Sync(); err != nil {
+			err = fmt.Errorf("sync (committed, durability unknown): %w", dbErr(err))
+			for i := range results {
+				if results[i].err == nil {
+					results[i] = commitRes{err: err}
+				}
+			}
+		}
+	}
+	for i, r := range batch {
+		r.done <- results[i]
+	}
+	c.log.Debug().Int("ops", len(batch)).Msg("group commit")
+}
+
+// runBatch runs the batch in one transaction, retrying it whole after a
+// conflict. It returns nil when the batch does not fit in one transaction or
+// keeps conflicting, so the caller falls back to runEach.
+func (c *committer) runBatch(batch []commitReq) []commitRes {
+	results := make([]commitRes, len(batch))
+	for range maxBatchRetries {
+		txn := c.db.NewTransaction(true)
+		for i, r := range batch {
+			res, err := r.op(txn)
+			if errors.Is(err, badger.ErrTxnTooBig) {
+				txn.Discard()
+				return nil
+			}
+			results[i] = commitRes{res: res, err: dbErr(err)}
+		}
+		err := txn.Commit()
+		if errors.Is(err, badger.ErrConflict) {
+			continue
+		}
+		if err != nil {
+			for i := range results {
+				if results[i].err == nil {
+					results[i] = commitRes{err: dbErr(err)}
+				}
+			}
+		}
+		return results
+	}
+	return nil
+}
+
+// runEach commits every operation of the batch in its own transaction.
+func (c *committer) runEach(batch []commitReq) []commitRes {
+	results := make([]commitRes, len(batch))
+	for i, r := range batch {
+		res, err := runOp(context.Background(), c.db, r.op)
+		results[i] = commitRes{res: res, err: dbErr(err)}
+	}
+	return results
+}

@@ -1,0 +1,73 @@
+// Package memory keeps what agcore remembers, in one Badger database per
+// runtime: each session's journal (the source of truth for recovery), the
+// conversation history folded from it, a key-value memory per session, and
+// the knowledge pages of the knowledge sub-package. It also holds the token
+// counters and the pure compaction policy the compactor calls.
+//
+//	store, err := memory.Open(memory.Options{Dir: "data"})
+//	if err != nil {
+//		return err
+//	}
+//	defer store.Close()
+//	j, err := memory.NewJournal(store, memory.JournalOptions{Durability: memory.DurabilityBatch})
+//	if err != nil {
+//		return err
+//	}
+//	act, tail, err := j.Activate(ctx, "s1", "node-a")
+//	if err != nil {
+//		return err
+//	}
+//	user := messages.UserMessage{Turn: 0, TurnID: "t-1", Message: messages.UserText("hi")}
+//	if tail, err = j.Append(ctx, "s1", act, tail, user); err != nil {
+//		return err
+//	}
+//	st, err := j.Load(ctx, "s1")
+//	if err != nil {
+//		return err
+//	}
+//	req := st.Messages(memory.ViewOptions{}) // ready for a provider
+//
+// # Key spaces
+//
+// Every concern owns a key prefix: j/ journal entries, t/ journal heads (tail
+// and activation), s/ snapshots, m/ session memory, k/ knowledge. Session ids
+// are validated (ValidateSession): no '/', no NUL, not empty.
+//
+// # Journal
+//
+// Journal is a compare-and-append log per session. Append takes the tail the
+// writer expects and its activation number; a writer that lost a race gets
+// ErrConflict, and a writer whose activation was superseded by a newer
+// Activate gets ErrFenced and must stop. Entries are versioned envelopes
+// (messages.Envelope); an entry that cannot be decoded is reported as an
+// *EntryError naming the session and sequence number, wrapping a
+// *messages.DecodeError, and the entries before it stay readable. Every
+// SnapshotEvery events the folded State is stored, so Load replays only the
+// entries after the latest snapshot.
+//
+// # Durability
+//
+// DurabilitySync fsyncs before Append returns. DurabilityBatch commits the
+// appends that arrive together in one transaction with one fsync (group
+// commit); each caller still returns only once its own append is durable,
+// at several times the throughput of sync under concurrency. DurabilityNone
+// skips the fsync (tests, caches). Store.Close stops the batch committers,
+// committing and syncing what they hold, before closing the database.
+//
+// # History
+//
+// State is the fold of a journal: History holds user, assistant and tool
+// messages (never system prompts), with each assistant message's tool
+// results right after it in call order. State.Messages is the view sent to
+// providers: it answers every call that never got a result (a crash, a
+// cancel) with InterruptedResult, drops orphaned tool messages, and can be
+// limited to a sliding window that never starts on a tool message. OpenTurn
+// tells a restarted session actor where an interrupted turn stopped.
+//
+// # Compaction
+//
+// Threshold, ShouldCompact, Microcompact and SummaryCompact are pure
+// functions over messages; State.CompactedEvent turns a Compaction of
+// State.History into the messages.Compacted event to journal. A Breaker stops
+// compaction after three consecutive failures.
+package memory
