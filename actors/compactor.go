@@ -1,0 +1,184 @@
+package actors
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/asynkron/protoactor-go/actor"
+
+	"github.com/agcore/agcore/memory"
+	"github.com/agcore/agcore/messages"
+)
+
+// defaultSummaryPrompt instructs the summariser model.
+const defaultSummaryPrompt = "Summarise the conversation below for the assistant that will continue it. " +
+	"Keep every fact, decision, file name, open question and result of a tool that later turns may need. " +
+	"Write plain prose, at most a few paragraphs."
+
+// compactReq asks the compactor to compact a session's history. History
+// and Seqs are copies of the session state's History and HistorySeq.
+type compactReq struct {
+	session string
+	history []messages.Message
+	seqs    []uint64
+	replyTo *actor.PID
+	gen     uint64
+	forTurn bool
+}
+
+// compactor is the service actor that compacts histories off the turns'
+// critical path: it hands each request to a child of its own, which
+// micro-compacts (prunes old tool results) and, when that is not enough or
+// a context-length error forced the compaction, summarises with the
+// configured summariser model. The child answers the session directly.
+type compactor struct {
+	rt *Runtime
+}
+
+func newCompactor(rt *Runtime) *compactor { return &compactor{rt: rt} }
+
+// Receive implements actor.Actor.
+func (c *compactor) Receive(ctx actor.Context) {
+	if req, ok := ctx.Message().(*compactReq); ok {
+		job := &compactJob{rt: c.rt, req: req}
+		ctx.Spawn(actor.PropsFromProducer(func() actor.Actor { return job }))
+	}
+}
+
+// compactJob compacts one history.
+type compactJob struct {
+	rt  *Runtime
+	req *compactReq
+}
+
+// Receive implements actor.Actor.
+func (j *compactJob) Receive(ctx actor.Context) {
+	if _, ok := ctx.Message().(*actor.Started); !ok {
+		return
+	}
+	start := j.rt.clock.Now()
+	ev, err := j.run(j.rt.ctx)
+	ctx.Send(j.req.replyTo, &compactDone{gen: j.req.gen, forTurn: j.req.forTurn, event: ev, err: err, elapsed: j.rt.clock.Now().Sub(start)})
+	ctx.Stop(ctx.Self())
+}
+
+func (j *compactJob) run(ctx context.Context) (*messages.Compacted, error) {
+	cfg := j.rt.cfg.Compaction.Config
+	counter := cfg.Counter
+	if counter == nil {
+		counter = memory.Heuristic{}
+	}
+	hist := j.req.history
+	before := counter.CountMessages(memory.Repair(hist))
+	c, _ := memory.Microcompact(hist, cfg.KeepRecent)
+	kind := "micro"
+	after := counter.CountMessages(memory.Repair(c.Messages))
+	if j.rt.cfg.Compaction.SummaryModel != "" && (j.req.forTurn || c.Replaced == 0 || after >= memory.Threshold(cfg)) {
+		sc, err := memory.SummaryCompact(ctx, hist, summarizer{j.rt}, cfg.KeepRecent)
+		if err != nil && c.Replaced == 0 {
+			return nil, err
+		}
+		if err == nil {
+			c, kind = sc, "summary"
+			after = counter.CountMessages(memory.Repair(c.Messages))
+		}
+	}
+	if c.Replaced == 0 {
+		return nil, fmt.Errorf("compact %s: %w", j.req.session, memory.ErrNothingToCompact)
+	}
+	st := &memory.State{History: hist, HistorySeq: j.req.seqs}
+	ev, err := st.CompactedEvent(kind, memory.Compaction{Messages: c.Messages, Replaced: c.Replaced, Replacement: c.Replacement}, before, after)
+	if err != nil {
+		return nil, fmt.Errorf("compact %s: %w", j.req.session, err)
+	}
+	return &ev, nil
+}
+
+// summarizer asks the configured summariser model for a summary.
+type summarizer struct{ rt *Runtime }
+
+func (s summarizer) Summarize(ctx context.Context, msgs []messages.Message) (string, error) {
+	p, model, err := s.rt.providers.Resolve(s.rt.cfg.Compaction.SummaryModel)
+	if err != nil {
+		return "", err
+	}
+	prompt := s.rt.cfg.Compaction.SummaryPrompt
+	if prompt == "" {
+		prompt = defaultSummaryPrompt
+	}
+	req := messages.Request{Model: model, Messages: []messages.Message{messages.SystemText(prompt), messages.UserText(transcript(msgs))}}
+	resp, err := p.Chat(ctx, req)
+	if err != nil {
+		return "", fmt.Errorf("summarise: %w", err)
+	}
+	name := resp.Model
+	if name == "" {
+		name = model
+	}
+	s.rt.tracker.Record(name, resp.Usage)
+	return resp.Message.Text(), nil
+}
+
+// transcript renders messages as plain text for the summariser.
+func transcript(msgs []messages.Message) string {
+	var b strings.Builder
+	for _, m := range msgs {
+		fmt.Fprintf(&b, "%s: %s\n", m.Role, m.Text())
+		for _, c := range m.ToolCalls {
+			fmt.Fprintf(&b, "%s called %s(%s)\n", m.Role, c.Name, c.Arguments)
+		}
+	}
+	return b.String()
+}
+
+// maybeCompact asks the compactor for a compaction when the history has
+// reached the threshold.
+func (a *sessionActor) maybeCompact() {
+	if a.rt.cfg.Compaction.Disabled || a.compacting {
+		return
+	}
+	if !memory.ShouldCompact(a.st.Messages(memory.ViewOptions{}), a.rt.cfg.Compaction.Config, &a.breaker) {
+		return
+	}
+	a.requestCompaction(false)
+}
+
+// requestCompaction sends the history to the compactor. forTurn says that
+// the running turn waits for it (a context-length error) to retry its model
+// call.
+func (a *sessionActor) requestCompaction(forTurn bool) {
+	a.compacting = true
+	a.rt.system.Root.Send(a.rt.compactor, &compactReq{
+		session: a.id, history: slices.Clone(a.st.History), seqs: slices.Clone(a.st.HistorySeq),
+		replyTo: a.actx.Self(), gen: a.e.gen, forTurn: forTurn,
+	})
+}
+
+// onCompactDone journals a compaction, or records its failure.
+func (a *sessionActor) onCompactDone(m *compactDone) {
+	a.compacting = false
+	waiting := m.forTurn && a.turn != nil && m.gen == a.e.gen
+	if m.err != nil {
+		a.breaker.Failure()
+		a.log.Warn().Err(m.err).Int("failures", a.breaker.Failures()).Msg("compaction failed")
+		if waiting {
+			a.failTurn(fmt.Errorf("context length exceeded and compaction failed: %w", m.err))
+		}
+		return
+	}
+	a.breaker.Success()
+	a.appendEvents(*m.event)
+	ev := messages.ContextCompacted{EventMeta: a.meta(), Kind: m.event.Kind, TokensBefore: m.event.TokensBefore, TokensAfter: m.event.TokensAfter}
+	a.publish(ev)
+	ctx := a.rt.ctx
+	if a.turn != nil {
+		ctx = a.turn.ctx
+	}
+	a.hook(ctx, &HookContext{Event: OnCompact, Compaction: &ev})
+	a.log.Info().Str("kind", ev.Kind).Int("before", ev.TokensBefore).Int("after", ev.TokensAfter).Dur("took", m.elapsed).Msg("history compacted")
+	if waiting {
+		a.requestModel()
+	}
+}

@@ -1,0 +1,268 @@
+package actors
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/agcore/agcore/memory"
+	"github.com/agcore/agcore/messages"
+	"github.com/agcore/agcore/providers"
+	"github.com/agcore/agcore/supervisor"
+	"github.com/agcore/agcore/toolsys"
+)
+
+// Tools is what the runtime needs of a tool registry; *toolsys.Registry
+// implements it. Implementations must be safe for concurrent use.
+type Tools interface {
+	// Call runs the named tool with raw JSON arguments. A failure the model
+	// should read is a Result with IsError (an unknown tool included); an
+	// error is a fault of the runtime.
+	Call(ctx context.Context, name string, raw json.RawMessage, tc *toolsys.Context) (toolsys.Result, error)
+	// Definitions describes every tool to the model.
+	Definitions() []messages.ToolDefinition
+	// Get returns the named tool, to read its permission and idempotency.
+	Get(name string) (toolsys.Tool, bool)
+}
+
+// SessionMemory renders a session's key-value memory for the system
+// prompt; *memory.SessionMemory implements it.
+type SessionMemory interface {
+	// Snapshot returns the block to add to the prompt, "" for none.
+	Snapshot(ctx context.Context, session string) (string, error)
+}
+
+// Knowledge answers retrieval queries for the prompt and the retrieve
+// tool. Implementations must be safe for concurrent use.
+type Knowledge interface {
+	// Query returns at most limit passages matching query, best first.
+	Query(ctx context.Context, query string, limit int) ([]Passage, error)
+}
+
+// Passage is one piece of retrieved knowledge.
+type Passage struct {
+	ID    string  `json:"id,omitempty"`
+	Title string  `json:"title"`
+	Text  string  `json:"text"`
+	Score float64 `json:"score,omitempty"`
+}
+
+// IDs generates identifiers (turn ids). Implementations must be safe for
+// concurrent use.
+type IDs interface {
+	NewID() string
+}
+
+// IDFunc adapts a function to IDs.
+type IDFunc func() string
+
+// NewID calls f.
+func (f IDFunc) NewID() string { return f() }
+
+var _ Tools = (*toolsys.Registry)(nil)
+
+type randomIDs struct{}
+
+func (randomIDs) NewID() string {
+	var b [12]byte
+	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails
+	return hex.EncodeToString(b[:])
+}
+
+// MidTurnPolicy says what happens to a user message that arrives while a
+// turn is running.
+type MidTurnPolicy int
+
+// The mid-turn policies.
+const (
+	// MidTurnQueue runs the message as the next turn, after the running one
+	// ends. It is the default.
+	MidTurnQueue MidTurnPolicy = iota
+	// MidTurnInterrupt cancels the running turn and runs the message at once.
+	MidTurnInterrupt
+	// MidTurnReject refuses the message with ErrSessionBusy.
+	MidTurnReject
+)
+
+// String returns "queue", "interrupt" or "reject".
+func (p MidTurnPolicy) String() string {
+	switch p {
+	case MidTurnQueue:
+		return "queue"
+	case MidTurnInterrupt:
+		return "interrupt"
+	case MidTurnReject:
+		return "reject"
+	}
+	return fmt.Sprintf("MidTurnPolicy(%d)", int(p))
+}
+
+// Limits bound what a session may spend. The zero value is the default.
+type Limits struct {
+	// MaxRoundTrips is the number of model calls one turn may make. Zero
+	// means 10. A turn that needs more ends with messages.OutcomeLimit.
+	MaxRoundTrips int
+	// MaxTokens is the session's total token budget. Zero means unlimited.
+	MaxTokens int64
+	// MaxCost is the session's total cost budget, in the price table's
+	// currency. Zero means unlimited.
+	MaxCost float64
+	// ToolTimeout is the deadline of one tool call. Zero means 60s;
+	// negative means none.
+	ToolTimeout time.Duration
+	// MaxParallelTools is how many calls of one reply run at once. Zero
+	// means 8.
+	MaxParallelTools int
+	// MidTurn is the policy for a user message that arrives mid-turn.
+	MidTurn MidTurnPolicy
+}
+
+func (l Limits) withDefaults() Limits {
+	if l.MaxRoundTrips <= 0 {
+		l.MaxRoundTrips = 10
+	}
+	if l.ToolTimeout == 0 {
+		l.ToolTimeout = 60 * time.Second
+	}
+	if l.MaxParallelTools <= 0 {
+		l.MaxParallelTools = 8
+	}
+	return l
+}
+
+// merge returns l with the non-zero fields of o.
+func (l Limits) merge(o Limits) Limits {
+	if o.MaxRoundTrips != 0 {
+		l.MaxRoundTrips = o.MaxRoundTrips
+	}
+	if o.MaxTokens != 0 {
+		l.MaxTokens = o.MaxTokens
+	}
+	if o.MaxCost != 0 {
+		l.MaxCost = o.MaxCost
+	}
+	if o.ToolTimeout != 0 {
+		l.ToolTimeout = o.ToolTimeout
+	}
+	if o.MaxParallelTools != 0 {
+		l.MaxParallelTools = o.MaxParallelTools
+	}
+	return l
+}
+
+// Compaction configures the compactor service. The zero value compacts a
+// history past 95,000 estimated tokens by pruning old tool results, and
+// summarises only when a summariser model is set.
+type Compaction struct {
+	// Config sizes the context window and the threshold.
+	Config memory.CompactionConfig
+	// SummaryModel is the "provider/model" that writes summaries (possibly
+	// a cheaper model). Empty means micro-compaction only.
+	SummaryModel string
+	// SummaryPrompt is the instruction given to the summariser. Empty
+	// means a built-in instruction.
+	SummaryPrompt string
+	// Disabled turns automatic compaction off (a context-length error still
+	// fails the turn).
+	Disabled bool
+}
+
+// Config configures a Runtime. Providers (or Provider), and DataDir (or
+// Store, or Journal) are required; every other field has a documented
+// default. New copies the Config; the caller may reuse it.
+type Config struct {
+	// DataDir is the directory of the Badger store, created if missing.
+	// Exactly one of DataDir, Store and Journal must be set.
+	DataDir string
+	// Store is an open store the runtime uses but does not close.
+	Store *memory.Store
+	// Journal is the session journal, used as is and not closed. The
+	// runtime then keeps no session memory unless SessionMemory is set.
+	Journal memory.Journal
+	// Durability is the journal's durability when the runtime opens it
+	// (from DataDir or Store). Zero means memory.DurabilitySync.
+	Durability memory.Durability
+
+	// Providers routes "provider/model" references. Either Providers or
+	// Provider must be set.
+	Providers *providers.Registry
+	// Provider is a single provider, used when Providers is nil; Model
+	// names its model.
+	Provider providers.Provider
+	// Model is the default model reference ("provider/model", or a model
+	// of the default provider). Agents may name their own.
+	Model string
+	// Prices prices the usage of each model. Nil means every call is free.
+	Prices providers.PriceTable
+	// Retry is the retry policy of model calls (retryable errors only).
+	Retry providers.RetryPolicy
+
+	// Tools are the tools agents may call. Nil means none.
+	Tools Tools
+	// Workspace confines the file tools. Nil means they may not touch files.
+	Workspace *toolsys.Workspace
+
+	// Agents are the agent profiles. Empty means one profile named
+	// "default" with no prompt of its own and every tool.
+	Agents []AgentProfile
+	// DefaultAgent is the profile of a new session. Empty means the first
+	// of Agents.
+	DefaultAgent string
+	// BasePrompt is the first layer of every system prompt. It is a
+	// text/template with the same data as agent prompts.
+	BasePrompt string
+	// PromptVars are template variables shared by every prompt.
+	PromptVars map[string]any
+
+	// Hooks observe and steer turns; they run in registration order.
+	Hooks Hooks
+	// Limits bound turns and sessions.
+	Limits Limits
+	// Compaction configures the compactor service.
+	Compaction Compaction
+	// SessionMemory feeds the session-memory layer of the prompt. Nil means
+	// the store's session memory, or none with a bare Journal.
+	SessionMemory SessionMemory
+	// Knowledge feeds the retrieved-knowledge layer of the prompt and the
+	// retrieve tool of agents that enable it. Nil means none.
+	Knowledge Knowledge
+
+	// RestartBudget limits the restarts of a failing session. The zero
+	// value allows 3 within a minute.
+	RestartBudget supervisor.BudgetOptions
+	// IdleTimeout passivates a session that has been idle this long (its
+	// actor stops; the next use activates it again). Zero means 10 minutes;
+	// negative means never.
+	IdleTimeout time.Duration
+	// EventBuffer is the buffer of each event subscriber. Zero means 256.
+	// See Session.Stream for what happens when it is full.
+	EventBuffer int
+	// Node names this process in journal activations. Empty means "local".
+	Node string
+
+	// Logger receives the runtime's logs, protoactor's included. The zero
+	// Logger discards them.
+	Logger zerolog.Logger
+	// Clock tells the time and arms timers. Nil means the system clock.
+	Clock supervisor.Clock
+	// IDs generates turn ids. Nil means random ids.
+	IDs IDs
+	// Rand draws jitter. Nil means a source seeded with 1.
+	Rand supervisor.Rand
+}
+
+// Configuration errors.
+var (
+	// ErrConfig is wrapped by every error New returns for a bad Config.
+	ErrConfig = errors.New("actors: invalid config")
+)
+
+func configErr(field, format string, args ...any) error {
+	return fmt.Errorf("%w: %s: %s", ErrConfig, field, fmt.Sprintf(format, args...))
+}

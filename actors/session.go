@@ -1,0 +1,218 @@
+package actors
+
+import (
+	"context"
+	"iter"
+	"time"
+
+	"github.com/agcore/agcore/messages"
+)
+
+// Session is a handle on one session of a Runtime. It is cheap, safe for
+// concurrent use, and stays valid across the session's passivation and
+// restarts: each call reaches the session's current actor, activating it
+// when needed.
+type Session struct {
+	rt *Runtime
+	id string
+}
+
+// ID returns the session id.
+func (s *Session) ID() string { return s.id }
+
+// SubmitOption configures one submission.
+type SubmitOption func(*submitOptions)
+
+type submitOptions struct {
+	turnID string
+}
+
+// WithTurnID sets the client's id of the submission. A submission whose id
+// the session has already journaled is not run again: it follows the turn
+// in progress, or reports how that turn ended. Empty means a fresh id.
+func WithTurnID(id string) SubmitOption {
+	return func(o *submitOptions) { o.turnID = id }
+}
+
+// ToolCallResult summarises one tool call of a turn.
+type ToolCallResult struct {
+	CallID   string        `json:"call_id"`
+	Name     string        `json:"name"`
+	IsError  bool          `json:"is_error,omitempty"`
+	Content  string        `json:"content,omitempty"`
+	Duration time.Duration `json:"duration_ns"`
+}
+
+// TurnResult is how a turn ended.
+type TurnResult struct {
+	Session      string                `json:"session"`
+	Turn         int                   `json:"turn"`
+	TurnID       string                `json:"turn_id,omitempty"`
+	Outcome      messages.TurnOutcome  `json:"outcome"`
+	FinishReason messages.FinishReason `json:"finish_reason,omitempty"`
+	// Text is the final assistant text.
+	Text string `json:"text,omitempty"`
+	// Reason explains an outcome other than completed.
+	Reason     string         `json:"reason,omitempty"`
+	Usage      messages.Usage `json:"usage"`
+	Cost       float64        `json:"cost,omitempty"`
+	RoundTrips int            `json:"round_trips"`
+	// ToolCalls are the turn's tool calls in the order they finished, as
+	// far as the stream delivered them.
+	ToolCalls []ToolCallResult `json:"tool_calls,omitempty"`
+}
+
+// Stream submits input (a user message) and yields the events of its turn
+// in order: TurnStarted, then TextDelta, ToolStarted, ToolFinished,
+// UsageReported, ContextCompacted and ErrorEvent as they happen, and
+// TurnEnded last. The user message is journaled before TurnStarted is
+// published, so a TurnStarted acknowledges it durably.
+//
+// A slow consumer never blocks the session: each stream has a bounded
+// buffer (Config.EventBuffer). When it is full, text deltas are dropped
+// (TurnEnded carries the complete text), TurnEnded is always delivered,
+// and any other event ends the stream with ErrSlowSubscriber while the
+// turn goes on.
+//
+// If a turn is already running, Limits.MidTurn decides: the input waits
+// for its turn (queue), cancels the running turn (interrupt), or the
+// stream ends at once with ErrSessionBusy (reject). Breaking out of the
+// loop or cancelling ctx stops the stream, not the turn; use Cancel to
+// stop the turn.
+func (s *Session) Stream(ctx context.Context, input messages.Message, opts ...SubmitOption) iter.Seq2[messages.Event, error] {
+	var o submitOptions
+	for _, opt := range opts {
+		opt(&o)
+	}
+	return func(yield func(messages.Event, error) bool) {
+		if err := ctx.Err(); err != nil {
+			yield(nil, err)
+			return
+		}
+		if input.Role == "" {
+			input.Role = messages.RoleUser
+		}
+		turnID := o.turnID
+		if turnID == "" {
+			turnID = s.rt.ids.NewID()
+		}
+		sub := newSubscriber(turnID, s.rt.cfg.EventBuffer)
+		e, err := s.rt.send(s.id, &submitCmd{turnID: turnID, msg: input, sub: sub})
+		if err != nil {
+			yield(nil, err)
+			return
+		}
+		for ev, err := range sub.events(ctx, func() { e.hub.remove(sub) }) {
+			if !yield(ev, err) {
+				return
+			}
+		}
+	}
+}
+
+// Submit runs input as a turn and returns how it ended. A turn that failed
+// or was cancelled returns its result together with a *TurnError; a turn
+// stopped by a limit returns its result with Outcome messages.OutcomeLimit
+// and no error. See Stream for the mid-turn policy and what ctx does.
+func (s *Session) Submit(ctx context.Context, input messages.Message, opts ...SubmitOption) (*TurnResult, error) {
+	res := &TurnResult{Session: s.id}
+	for ev, err := range s.Stream(ctx, input, opts...) {
+		if err != nil {
+			return nil, err
+		}
+		switch e := ev.(type) {
+		case messages.TurnStarted:
+			res.Turn, res.TurnID = e.Turn, e.TurnID
+		case messages.ToolFinished:
+			res.ToolCalls = append(res.ToolCalls, ToolCallResult{CallID: e.CallID, Name: e.Name, IsError: e.IsError, Content: e.Content, Duration: e.Duration})
+		case messages.TurnEnded:
+			res.Turn, res.TurnID = e.Turn, e.TurnID
+			res.Outcome, res.FinishReason, res.Text, res.Reason = e.Outcome, e.FinishReason, e.Text, e.Reason
+			res.Usage, res.Cost, res.RoundTrips = e.Usage, e.Cost, e.RoundTrips
+			if e.Outcome == messages.OutcomeFailed || e.Outcome == messages.OutcomeCancelled {
+				return res, &TurnError{Session: s.id, Turn: e.Turn, Outcome: e.Outcome, Reason: e.Reason}
+			}
+			return res, nil
+		}
+	}
+	return nil, ErrSlowSubscriber
+}
+
+// Watch yields every event the session publishes, of every turn and
+// agent switch, until ctx is done or the session stops. Its buffer behaves
+// as Stream's, except that TurnEnded does not end it.
+func (s *Session) Watch(ctx context.Context) iter.Seq2[messages.Event, error] {
+	return func(yield func(messages.Event, error) bool) {
+		sub := newSubscriber("", s.rt.cfg.EventBuffer)
+		sub.all = true
+		e, err := s.rt.send(s.id, &watchCmd{sub: sub})
+		if err != nil {
+			yield(nil, err)
+			return
+		}
+		for ev, err := range sub.events(ctx, func() { e.hub.remove(sub) }) {
+			if !yield(ev, err) {
+				return
+			}
+		}
+	}
+}
+
+// Cancel cancels the running turn: its model call and tool calls see their
+// contexts cancelled (bash process groups are killed), TurnCancelled is
+// journaled, and the turn's stream ends with OutcomeCancelled. It reports
+// whether a turn was running. Queued submissions still run.
+func (s *Session) Cancel(ctx context.Context) (bool, error) {
+	reply := make(chan bool, 1)
+	v, err := request(ctx, s, func() any { return &cancelCmd{reason: "cancelled by the caller", reply: reply} }, reply)
+	return v, err
+}
+
+// Status returns a snapshot of the session.
+func (s *Session) Status(ctx context.Context) (Status, error) { return s.status(ctx) }
+
+func (s *Session) status(ctx context.Context) (Status, error) {
+	reply := make(chan Status, 1)
+	return request(ctx, s, func() any { return &statusCmd{reply: reply} }, reply)
+}
+
+// SwitchAgent makes the named profile the session's agent from its next
+// turn on. The switch is journaled and the new agent gets a short note in
+// its prompt. It fails with ErrUnknownAgent for an unknown name and with
+// ErrSessionBusy while a turn runs.
+func (s *Session) SwitchAgent(ctx context.Context, name string) error {
+	reply := make(chan error, 1)
+	err, rerr := request(ctx, s, func() any { return &switchAgentCmd{name: name, reply: reply} }, reply)
+	if rerr != nil {
+		return rerr
+	}
+	return err
+}
+
+// request sends a command to the session's actor and waits for its reply.
+// If the actor stops before answering (passivation), the command is sent
+// to the next activation.
+func request[T any](ctx context.Context, s *Session, msg func() any, reply chan T) (T, error) {
+	var zero T
+	for {
+		e, err := s.rt.send(s.id, msg())
+		if err != nil {
+			return zero, err
+		}
+		select {
+		case v := <-reply:
+			return v, nil
+		case <-e.gone:
+			if err := e.stopped(); err != nil {
+				return zero, err
+			}
+			select {
+			case v := <-reply:
+				return v, nil
+			default:
+			}
+		case <-ctx.Done():
+			return zero, ctx.Err()
+		}
+	}
+}

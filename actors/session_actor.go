@@ -1,0 +1,303 @@
+package actors
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/asynkron/protoactor-go/actor"
+	"github.com/rs/zerolog"
+
+	"github.com/agcore/agcore/memory"
+	"github.com/agcore/agcore/messages"
+	"github.com/agcore/agcore/supervisor"
+)
+
+// sessionActor owns one session: it folds its journal into a State,
+// journals every fact before acting on it, and runs turns by spawning a
+// model-call child per round trip and a tool-executor child per tool call.
+// Its mailbox never waits on a model or a tool; the journal append is the
+// only I/O it does itself, because the journal comes first.
+type sessionActor struct {
+	rt    *Runtime
+	e     *entry
+	id    string
+	log   zerolog.Logger
+	actx  actor.Context
+	st    *memory.State
+	tail  uint64
+	turn  *turnRun
+	queue []*submitCmd
+
+	toolStrategy actor.SupervisorStrategy
+	compacting   bool
+	breaker      memory.Breaker
+}
+
+var (
+	_ actor.Actor              = (*sessionActor)(nil)
+	_ actor.SupervisorStrategy = (*sessionActor)(nil)
+)
+
+func newSessionActor(rt *Runtime, e *entry) *sessionActor {
+	a := &sessionActor{rt: rt, e: e, id: e.id, log: rt.logger.With().Str("session", e.id).Logger()}
+	a.toolStrategy = supervisor.NewToolStrategy(supervisor.ToolOptions{Logger: a.log, OnFailure: a.onChildFailure})
+	return a
+}
+
+// Receive implements actor.Actor.
+func (a *sessionActor) Receive(ctx actor.Context) {
+	switch m := ctx.Message().(type) {
+	case *actor.Started:
+		a.start(ctx)
+	case *actor.Restarting:
+		a.abandon()
+	case *actor.Stopping:
+		a.abandon()
+	case *actor.Stopped:
+		a.e.setBusy(false)
+		close(a.e.gone)
+	case *actor.ReceiveTimeout:
+		if a.turn == nil && len(a.queue) == 0 && !a.compacting && a.rt.passivate(a.e) {
+			a.log.Debug().Msg("passivating idle session")
+			ctx.Poison(ctx.Self())
+		}
+	case *submitCmd:
+		if !m.seen {
+			a.handleSubmit(m)
+		}
+	case *cancelCmd:
+		cancelled := a.turn != nil
+		if cancelled {
+			a.endTurn(messages.OutcomeCancelled, m.reason)
+		}
+		if m.reply != nil {
+			m.reply <- cancelled
+		}
+	case *statusCmd:
+		m.reply <- a.status()
+	case *switchAgentCmd:
+		m.reply <- a.switchAgent(m.name)
+	case *watchCmd:
+		a.e.hub.watch(m.sub)
+	case *modelDelta:
+		if a.turn != nil && m.gen == a.e.gen {
+			a.publish(messages.TextDelta{EventMeta: a.meta(), Text: m.text})
+		}
+	case *modelDone:
+		if a.turn != nil && m.gen == a.e.gen {
+			a.onModelDone(m)
+		}
+	case *toolDone:
+		if a.turn != nil && m.gen == a.e.gen {
+			a.onToolDone(m)
+		}
+	case *toolDeadline:
+		if a.turn != nil && m.gen == a.e.gen {
+			a.onToolDeadline(m.callID)
+		}
+	case *compactDone:
+		a.onCompactDone(m)
+	case *faultCmd:
+		panic(m.err)
+	}
+}
+
+// HandleFailure implements actor.SupervisorStrategy for the actor's
+// children (model calls and tool executors) through the tool strategy.
+func (a *sessionActor) HandleFailure(sys *actor.ActorSystem, sup actor.Supervisor, child *actor.PID, rs *actor.RestartStatistics, reason, message any) {
+	a.toolStrategy.HandleFailure(sys, sup, child, rs, reason, message)
+}
+
+// start loads the session from its journal, activates it (fencing off any
+// older writer), resumes an open turn and takes the submissions that
+// arrived before it.
+func (a *sessionActor) start(ctx actor.Context) {
+	a.actx = ctx
+	st, err := a.rt.journal.Load(a.rt.ctx, a.id)
+	switch {
+	case errors.Is(err, memory.ErrNotFound):
+		st = &memory.State{}
+	case err != nil:
+		panic(fmt.Errorf("load session %s: %w", a.id, err))
+	}
+	activation, tail, err := a.rt.journal.Activate(a.rt.ctx, a.id, a.rt.cfg.Node)
+	if err != nil {
+		panic(fmt.Errorf("activate session %s: %w", a.id, err))
+	}
+	env := messages.Envelope{V: messages.EnvelopeVersion, Seq: tail, Type: "activated", At: a.rt.clock.Now()}
+	if err := st.Apply(env, messages.Activated{Activation: activation, Node: a.rt.cfg.Node}); err != nil {
+		panic(fmt.Errorf("activate session %s: %w: %w", a.id, memory.ErrConflict, err))
+	}
+	a.st, a.tail = st, tail
+	if st.Agent == "" || a.rt.agents[st.Agent] == nil {
+		st.Agent = a.rt.defaultAgent
+	}
+	a.log.Debug().Uint64("activation", activation).Uint64("tail", tail).Msg("session activated")
+	if d := a.rt.cfg.IdleTimeout; d > 0 {
+		ctx.SetReceiveTimeout(d)
+	}
+	if st.Open != nil {
+		a.resume()
+	}
+	a.e.mu.Lock()
+	pending := append([]*submitCmd(nil), a.e.pending...)
+	a.e.mu.Unlock()
+	for _, cmd := range pending {
+		a.handleSubmit(cmd)
+	}
+	if a.turn == nil {
+		a.e.setBusy(false)
+	}
+}
+
+// abandon cancels the running turn's work without journaling anything:
+// the actor is stopping or restarting, and the journal says where the turn
+// stands.
+func (a *sessionActor) abandon() {
+	if a.turn != nil {
+		a.turn.cancel()
+		a.turn = nil
+	}
+	a.queue = nil
+}
+
+// appendEvents journals events and folds them into the state. A failure
+// panics: the supervisor restarts the session, which rebuilds its state
+// from the journal, or stops it for good when it was fenced.
+func (a *sessionActor) appendEvents(events ...messages.JournalEvent) {
+	tail, err := a.rt.journal.Append(a.rt.ctx, a.id, a.st.Activation, a.tail, events...)
+	if err != nil {
+		panic(fmt.Errorf("journal append %s/%d: %w", a.id, a.tail+1, err))
+	}
+	at := a.rt.clock.Now()
+	for i, ev := range events {
+		env := messages.Envelope{V: messages.EnvelopeVersion, Seq: a.tail + uint64(i) + 1, Type: ev.JournalType(), At: at}
+		if err := a.st.Apply(env, ev); err != nil {
+			panic(fmt.Errorf("fold %s/%d: %w", a.id, env.Seq, err))
+		}
+	}
+	a.tail = tail
+}
+
+func (a *sessionActor) publish(ev messages.Event) { a.e.hub.publish(ev) }
+
+func (a *sessionActor) meta() messages.EventMeta {
+	turn := a.st.Turn
+	if a.turn != nil {
+		turn = a.turn.index
+	}
+	return messages.EventMeta{Session: a.id, Turn: turn}
+}
+
+func (a *sessionActor) agent() *agent { return a.rt.agents[a.st.Agent] }
+
+func (a *sessionActor) hook(ctx context.Context, hc *HookContext) []HookResult {
+	hc.Session, hc.Agent = a.id, a.st.Agent
+	if a.turn != nil {
+		hc.Turn = a.turn.index
+	}
+	return a.rt.hooks.run(ctx, a.log, hc)
+}
+
+func (a *sessionActor) status() Status {
+	s := Status{Session: a.id, Agent: a.st.Agent, NextTurn: a.st.Turn, Queued: len(a.queue),
+		Usage: a.st.Usage, Cost: a.st.Cost, Activation: a.st.Activation, Messages: len(a.st.History)}
+	if a.turn != nil {
+		s.Running, s.Turn, s.TurnID = true, a.turn.index, a.turn.turnID
+	}
+	return s
+}
+
+// handleSubmit applies the mid-turn policy and the turn-id deduplication
+// to a submission.
+func (a *sessionActor) handleSubmit(cmd *submitCmd) {
+	cmd.seen = true
+	if idx, dup := a.st.TurnIDs[cmd.turnID]; dup {
+		a.e.removePending(cmd)
+		if a.turn != nil && a.turn.index == idx {
+			a.e.hub.attach(cmd.sub, idx)
+			return
+		}
+		go a.rt.replayTurn(a.id, cmd.turnID, idx, cmd.sub)
+		return
+	}
+	if cmd.msg.Role != messages.RoleUser {
+		a.e.removePending(cmd)
+		cmd.sub.fail(fmt.Errorf("actors: submit: input has role %q, want %q", cmd.msg.Role, messages.RoleUser))
+		return
+	}
+	if a.turn == nil {
+		a.startTurn(cmd)
+		return
+	}
+	switch a.rt.limits.MidTurn {
+	case MidTurnReject:
+		a.e.removePending(cmd)
+		cmd.sub.fail(fmt.Errorf("%w: turn %d is running", ErrSessionBusy, a.turn.index))
+	case MidTurnInterrupt:
+		a.queue = append([]*submitCmd{cmd}, a.queue...)
+		a.endTurn(messages.OutcomeCancelled, "interrupted by a new user message")
+	default:
+		a.queue = append(a.queue, cmd)
+	}
+}
+
+// startNext starts the next queued submission, if any.
+func (a *sessionActor) startNext() {
+	for a.turn == nil && len(a.queue) > 0 {
+		cmd := a.queue[0]
+		a.queue = a.queue[1:]
+		a.handleSubmit(cmd)
+	}
+	if a.turn == nil {
+		a.e.setBusy(false)
+	}
+}
+
+// switchAgent journals a switch of the session's agent profile.
+func (a *sessionActor) switchAgent(name string) error {
+	if a.rt.agents[name] == nil {
+		return fmt.Errorf("%w %q", ErrUnknownAgent, name)
+	}
+	if a.turn != nil {
+		return fmt.Errorf("%w: cannot switch agents during turn %d", ErrSessionBusy, a.turn.index)
+	}
+	from := a.st.Agent
+	if from == name {
+		return nil
+	}
+	note := fmt.Sprintf("You are now the %q agent, taking over this conversation from the %q agent. Earlier replies followed that agent's instructions and tools; follow yours from here on.", name, from)
+	a.appendEvents(messages.AgentSwitched{From: from, To: name, Note: note})
+	a.publish(messages.AgentChanged{EventMeta: a.meta(), From: from, To: name})
+	a.log.Info().Str("from", from).Str("to", name).Msg("agent switched")
+	return nil
+}
+
+// onChildFailure runs (through the tool strategy) when a child panicked:
+// a tool call becomes an error result, a model call fails the turn.
+func (a *sessionActor) onChildFailure(child *actor.PID, reason error) {
+	t := a.turn
+	if t == nil {
+		return
+	}
+	if t.modelPID != nil && t.modelPID.Equal(child) {
+		a.onModelDone(&modelDone{gen: a.e.gen, err: fmt.Errorf("model call panicked: %w", reason)})
+		return
+	}
+	for _, run := range t.running {
+		if run.pid.Equal(child) {
+			a.completeTool(run, errorResult("tool %s panicked: %v", run.call.Name, panicValue(reason)))
+			return
+		}
+	}
+}
+
+// panicValue returns what was passed to panic when err is a recovered
+// panic, err otherwise.
+func panicValue(err error) any {
+	if pe, ok := errors.AsType[*supervisor.PanicError](err); ok {
+		return pe.Value
+	}
+	return err
+}

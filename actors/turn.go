@@ -1,0 +1,373 @@
+package actors
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+
+	"github.com/agcore/agcore/memory"
+	"github.com/agcore/agcore/messages"
+	"github.com/agcore/agcore/providers"
+	"github.com/agcore/agcore/toolsys"
+)
+
+// turnRun is the in-memory side of the running turn. The journal holds
+// everything needed to rebuild it.
+type turnRun struct {
+	index  int
+	turnID string
+	ctx    context.Context
+	cancel context.CancelFunc
+
+	roundTrips int
+	usage      messages.Usage
+	cost       float64
+	text       string
+	finish     messages.FinishReason
+	retried    bool // a context-length error already triggered a compaction
+
+	modelPID *actor.PID
+	calls    []messages.ToolCall // the calls of the current reply, in order
+	next     int                 // index of the next call to start
+	done     int                 // calls with a result
+	running  map[string]*toolRun
+}
+
+// toolRun is a tool call in flight.
+type toolRun struct {
+	call    messages.ToolCall
+	pid     *actor.PID
+	cancel  context.CancelFunc
+	stop    func() bool
+	started time.Time
+}
+
+func (a *sessionActor) newTurn(index int, turnID string) *turnRun {
+	ctx, cancel := context.WithCancel(a.rt.ctx)
+	t := &turnRun{index: index, turnID: turnID, ctx: ctx, cancel: cancel}
+	a.turn = t
+	a.e.setBusy(true)
+	return t
+}
+
+// startTurn journals the user message (acknowledging it), then asks the
+// model.
+func (a *sessionActor) startTurn(cmd *submitCmd) {
+	index := a.st.Turn
+	// The submission stays pending until its message is journaled: if the
+	// append fails, the restarted actor takes it up again.
+	a.appendEvents(messages.UserMessage{TurnID: cmd.turnID, Turn: index, Message: cmd.msg})
+	a.e.removePending(cmd)
+	t := a.newTurn(index, cmd.turnID)
+	a.e.hub.attach(cmd.sub, index)
+	a.publish(messages.TurnStarted{EventMeta: a.meta(), TurnID: cmd.turnID, Agent: a.st.Agent})
+	a.hook(t.ctx, &HookContext{Event: OnTurnStart})
+	a.requestModel()
+}
+
+// resume carries on the turn the journal left open: calls with a recorded
+// result are not re-run, a started call without a result is re-run only
+// when its tool is idempotent or read-only (otherwise the model reads that
+// it was interrupted), and calls never started are run.
+func (a *sessionActor) resume() {
+	o := a.st.Open
+	t := a.newTurn(o.Turn, o.TurnID)
+	t.roundTrips, t.usage, t.cost = o.RoundTrips, o.Usage, o.Cost
+	a.log.Info().Int("turn", o.Turn).Int("pending", len(o.Pending)).Msg("resuming open turn")
+	hist := a.st.History
+	var last messages.Message
+	if len(hist) > 0 {
+		last = hist[len(hist)-1]
+	}
+	switch {
+	case len(o.Pending) > 0:
+		a.resumeTools(o)
+	case last.Role == messages.RoleAssistant && len(last.ToolCalls) == 0:
+		t.text = last.Text()
+		t.finish = messages.FinishStop
+		a.endTurn(messages.OutcomeCompleted, "")
+	default:
+		a.requestModel()
+	}
+}
+
+// resumeTools restarts the tool round of an open turn: the pending calls
+// (in call order) that may run are run, the others are answered as
+// interrupted.
+func (a *sessionActor) resumeTools(o *memory.OpenTurn) {
+	t := a.turn
+	a.e.gen++
+	toRun := make([]messages.ToolCall, 0, len(o.Pending))
+	for _, c := range o.Pending {
+		if o.WasStarted(c.ID) && !a.rerunnable(c.Name) {
+			a.finishTool(c, errorResult("%s: %s is not idempotent, so it was not run again after the interruption", memory.InterruptedResult, c.Name), 0)
+			continue
+		}
+		toRun = append(toRun, c)
+	}
+	t.calls, t.next, t.done, t.running = toRun, 0, 0, make(map[string]*toolRun)
+	a.startMoreTools()
+	a.checkRoundDone()
+}
+
+// rerunnable reports whether a tool may run again after an interruption.
+func (a *sessionActor) rerunnable(name string) bool {
+	if name == retrieveToolName {
+		return true
+	}
+	if a.rt.cfg.Tools == nil {
+		return false
+	}
+	tool, ok := a.rt.cfg.Tools.Get(name)
+	return ok && (tool.Idempotent() || tool.Permission() <= toolsys.PermReadOnly)
+}
+
+// requestModel checks the limits and spawns the model call of the next
+// round trip.
+func (a *sessionActor) requestModel() {
+	t := a.turn
+	ag := a.agent()
+	lim := ag.limits
+	switch {
+	case t.roundTrips >= lim.MaxRoundTrips:
+		a.endTurn(messages.OutcomeLimit, fmt.Sprintf("reached the limit of %d model round trips per turn", lim.MaxRoundTrips))
+		return
+	case lim.MaxTokens > 0 && a.st.Usage.TotalTokens >= lim.MaxTokens:
+		a.endTurn(messages.OutcomeLimit, fmt.Sprintf("the session used %d tokens of its budget of %d", a.st.Usage.TotalTokens, lim.MaxTokens))
+		return
+	case lim.MaxCost > 0 && a.st.Cost >= lim.MaxCost:
+		a.endTurn(messages.OutcomeLimit, fmt.Sprintf("the session cost %.4f of its budget of %.4f", a.st.Cost, lim.MaxCost))
+		return
+	}
+	prov, model, err := a.rt.resolveModel(ag)
+	if err != nil {
+		a.failTurn(err)
+		return
+	}
+	a.e.gen++
+	msgs := a.st.Messages(memory.ViewOptions{})
+	req := &messages.Request{Model: model, Messages: msgs, Tools: a.rt.toolDefinitions(ag)}
+	mc := &modelCall{
+		rt: a.rt, gen: a.e.gen, ctx: t.ctx, provider: prov, req: req, log: a.log,
+		hc: HookContext{Session: a.id, Turn: t.index, Agent: ag.Name},
+		prompt: promptInput{session: a.id, turn: t.index, agent: ag, note: a.st.AgentNote, query: lastUserText(msgs),
+			now: a.rt.clock.Now(), workspace: a.rt.workspaceRoot()},
+	}
+	t.modelPID = a.spawnChild(actor.PropsFromProducer(func() actor.Actor { return mc }), fmt.Sprintf("model/%d-%d", t.index, t.roundTrips))
+}
+
+// spawnChild spawns a child named name, or with a generated name if name is
+// taken.
+func (a *sessionActor) spawnChild(props *actor.Props, name string) *actor.PID {
+	pid, err := a.actx.SpawnNamed(props, name)
+	if err != nil {
+		return a.actx.Spawn(props)
+	}
+	return pid
+}
+
+// onModelDone journals the reply, then runs its tool calls or ends the
+// turn.
+func (a *sessionActor) onModelDone(m *modelDone) {
+	t := a.turn
+	t.modelPID = nil
+	if m.err != nil {
+		if providers.KindOf(m.err) == providers.KindContextLength && !t.retried && !a.rt.cfg.Compaction.Disabled {
+			t.retried = true
+			a.log.Info().Err(m.err).Msg("context length exceeded: compacting, then retrying")
+			a.publish(messages.ErrorEvent{EventMeta: a.meta(), Message: m.err.Error(), Kind: providers.KindContextLength.String()})
+			a.requestCompaction(true)
+			return
+		}
+		a.failTurn(m.err)
+		return
+	}
+	resp := m.resp
+	a.hook(t.ctx, &HookContext{Event: PostRequest, Request: m.req, Response: resp})
+	msg := resp.Message
+	msg.Role = messages.RoleAssistant
+	model := resp.Model
+	if model == "" {
+		model = m.req.Model
+	}
+	cost := a.rt.tracker.Record(model, resp.Usage)
+	a.appendEvents(messages.AssistantMessage{Turn: t.index, Message: msg, FinishReason: resp.FinishReason, Model: model, Usage: resp.Usage, Cost: cost})
+	t.roundTrips++
+	t.usage = t.usage.Add(resp.Usage)
+	t.cost += cost
+	a.publish(messages.UsageReported{EventMeta: a.meta(), Model: model, Usage: resp.Usage, Cost: cost, SessionUsage: a.st.Usage, SessionCost: a.st.Cost})
+	if resp.FinishReason == messages.FinishToolCalls && len(msg.ToolCalls) > 0 {
+		a.runTools(msg.ToolCalls)
+		return
+	}
+	t.text, t.finish = msg.Text(), resp.FinishReason
+	a.endTurn(messages.OutcomeCompleted, "")
+}
+
+// failTurn reports err and ends the turn as failed.
+func (a *sessionActor) failTurn(err error) {
+	kind := "runtime"
+	var pe *providers.Error
+	if errors.As(err, &pe) {
+		kind = pe.Kind.String()
+	} else if be := (*BlockedError)(nil); errors.As(err, &be) {
+		kind = "blocked"
+	}
+	a.publish(messages.ErrorEvent{EventMeta: a.meta(), Message: err.Error(), Kind: kind})
+	a.endTurn(messages.OutcomeFailed, err.Error())
+}
+
+// runTools starts the calls of one reply, in parallel up to the limit.
+func (a *sessionActor) runTools(calls []messages.ToolCall) {
+	t := a.turn
+	t.calls, t.next, t.done, t.running = calls, 0, 0, make(map[string]*toolRun)
+	a.startMoreTools()
+	a.checkRoundDone()
+}
+
+// startMoreTools starts waiting calls while fewer than MaxParallelTools run.
+func (a *sessionActor) startMoreTools() {
+	t := a.turn
+	limit := a.agent().limits.MaxParallelTools
+	for a.turn == t && t.next < len(t.calls) && len(t.running) < limit {
+		call := t.calls[t.next]
+		t.next++
+		a.startTool(call)
+	}
+}
+
+// checkRoundDone asks the model again once every call has its result.
+func (a *sessionActor) checkRoundDone() {
+	t := a.turn
+	if t != nil && t.calls != nil && t.done == len(t.calls) && len(t.running) == 0 {
+		t.calls = nil
+		a.requestModel()
+	}
+}
+
+// startTool runs the PreToolUse hooks, journals ToolCallStarted and spawns
+// the executor with its deadline.
+func (a *sessionActor) startTool(call messages.ToolCall) {
+	t := a.turn
+	ag := a.agent()
+	if !ag.allowed(call.Name) {
+		a.finishTool(call, errorResult("tool %q is not available to agent %q", call.Name, ag.Name), 0)
+		return
+	}
+	hc := &HookContext{Event: PreToolUse, Call: &call}
+	results := a.hook(t.ctx, hc)
+	if reason, ok := blocked(results, "blocked by a hook"); ok {
+		a.finishTool(call, errorResult("tool call blocked: %s", reason), 0)
+		return
+	}
+	for _, r := range results {
+		if r.Arguments != "" {
+			call.Arguments = r.Arguments
+		}
+	}
+	a.appendEvents(messages.ToolCallStarted{Turn: t.index, CallID: call.ID, Name: call.Name, Arguments: call.Arguments})
+	a.publish(messages.ToolStarted{EventMeta: a.meta(), CallID: call.ID, Name: call.Name, Arguments: call.Arguments})
+
+	timeout := a.agent().limits.ToolTimeout
+	ctx, cancel := context.WithCancel(t.ctx)
+	if timeout > 0 {
+		ctx, cancel = context.WithTimeout(t.ctx, timeout)
+	}
+	gen := a.e.gen
+	ex := &toolExec{rt: a.rt, gen: gen, ctx: ctx, call: call, tc: &toolsys.Context{
+		SessionID: a.id, Turn: t.index, CallID: call.ID, Workspace: a.rt.cfg.Workspace,
+		Logger: a.log.With().Str("tool", call.Name).Str("call", call.ID).Logger(), Costs: a.rt.tracker,
+	}}
+	run := &toolRun{call: call, cancel: cancel, started: a.rt.clock.Now()}
+	run.pid = a.spawnChild(actor.PropsFromProducer(func() actor.Actor { return ex }), "tool/"+call.ID)
+	if timeout > 0 {
+		self, root, id := a.actx.Self(), a.rt.system.Root, call.ID
+		run.stop = a.rt.clock.AfterFunc(timeout, func() { root.Send(self, &toolDeadline{gen: gen, callID: id}) })
+	}
+	t.running[call.ID] = run
+}
+
+func (a *sessionActor) onToolDone(m *toolDone) {
+	run := a.turn.running[m.callID]
+	if run == nil {
+		return
+	}
+	res := m.result
+	if m.err != nil {
+		res = errorResult("tool %s failed: %v", run.call.Name, m.err)
+		if errors.Is(m.err, context.DeadlineExceeded) {
+			res = errorResult("tool %s timed out after %s", run.call.Name, a.agent().limits.ToolTimeout)
+		}
+	}
+	a.completeTool(run, res)
+}
+
+func (a *sessionActor) onToolDeadline(callID string) {
+	run := a.turn.running[callID]
+	if run == nil {
+		return
+	}
+	a.actx.Stop(run.pid)
+	a.completeTool(run, errorResult("tool %s timed out after %s", run.call.Name, a.agent().limits.ToolTimeout))
+}
+
+// completeTool records the result of a call that ran.
+func (a *sessionActor) completeTool(run *toolRun, res toolsys.Result) {
+	t := a.turn
+	delete(t.running, run.call.ID)
+	run.cancel()
+	if run.stop != nil {
+		run.stop()
+	}
+	a.finishTool(run.call, res, a.rt.clock.Now().Sub(run.started))
+	a.startMoreTools()
+	a.checkRoundDone()
+}
+
+// finishTool runs the PostToolUse hooks, journals the result and publishes
+// ToolFinished.
+func (a *sessionActor) finishTool(call messages.ToolCall, res toolsys.Result, elapsed time.Duration) {
+	t := a.turn
+	a.hook(t.ctx, &HookContext{Event: PostToolUse, Call: &call, Result: &res})
+	a.appendEvents(messages.ToolResult{Turn: t.index, CallID: call.ID, Name: call.Name, Content: res.Content,
+		IsError: res.IsError, Metadata: res.Metadata, Duration: elapsed})
+	t.done++
+	a.publish(messages.ToolFinished{EventMeta: a.meta(), CallID: call.ID, Name: call.Name, Duration: elapsed, IsError: res.IsError, Content: res.Content})
+}
+
+// endTurn stops the turn's children, journals how it ended, and starts the
+// next queued submission.
+func (a *sessionActor) endTurn(outcome messages.TurnOutcome, reason string) {
+	t := a.turn
+	a.e.gen++
+	t.cancel()
+	if t.modelPID != nil {
+		a.actx.Stop(t.modelPID)
+	}
+	for _, run := range t.running {
+		if run.stop != nil {
+			run.stop()
+		}
+		a.actx.Stop(run.pid)
+	}
+	if outcome == messages.OutcomeCancelled {
+		a.appendEvents(messages.TurnCancelled{Turn: t.index, TurnID: t.turnID, Reason: reason})
+	} else {
+		a.appendEvents(messages.TurnCompleted{Turn: t.index, TurnID: t.turnID, Outcome: outcome, FinishReason: t.finish,
+			Reason: reason, Usage: t.usage, Cost: t.cost, RoundTrips: t.roundTrips})
+	}
+	a.hook(context.WithoutCancel(t.ctx), &HookContext{Event: OnTurnEnd, Outcome: outcome})
+	a.publish(messages.TurnEnded{EventMeta: a.meta(), TurnID: t.turnID, Outcome: outcome, FinishReason: t.finish, Text: t.text,
+		Reason: reason, Usage: t.usage, Cost: t.cost, RoundTrips: t.roundTrips})
+	a.log.Debug().Int("turn", t.index).Str("outcome", string(outcome)).Int("round_trips", t.roundTrips).Msg("turn ended")
+	a.turn = nil
+	a.maybeCompact()
+	a.startNext()
+}
+
+func errorResult(format string, args ...any) toolsys.Result {
+	return toolsys.ErrorResult(format, args...)
+}
