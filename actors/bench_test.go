@@ -11,6 +11,7 @@ import (
 
 	"github.com/agcore/agcore/actors"
 	"github.com/agcore/agcore/messages"
+	"github.com/agcore/agcore/providers"
 	"github.com/agcore/agcore/providers/scripted"
 	"github.com/agcore/agcore/toolsys"
 )
@@ -75,24 +76,32 @@ func BenchmarkSessions(b *testing.B) {
 	}
 }
 
-// BenchmarkTurnOverhead runs the same turn through the runtime and through
+// BenchmarkTurnOverhead runs the same turns through the runtime and through
 // a bare loop calling the provider and the tools directly, and reports the
-// ratio of their times per turn.
+// ratio of their times per turn. Both sides do the same work: they stream the
+// model's replies, keep the conversation across turns like a session does,
+// and start a new conversation every turnsPerConversation turns so history
+// length does not grow with b.N.
 func BenchmarkTurnOverhead(b *testing.B) {
+	const turnsPerConversation = 16
 	rt, prov, reg := benchRuntime(b)
 	ctx := context.Background()
-	sess, err := rt.Open(ctx, "overhead")
-	if err != nil {
-		b.Fatal(err)
-	}
+	var history []messages.Message
 	bare := func() {
-		msgs := []messages.Message{messages.UserText("go")}
+		history = append(history, messages.UserText("go"))
 		for {
-			resp, err := prov.Chat(ctx, messages.Request{Messages: msgs, Tools: reg.Definitions()})
+			st, err := prov.Stream(ctx, messages.Request{Messages: history, Tools: reg.Definitions()})
 			if err != nil {
 				b.Fatal(err)
 			}
-			msgs = append(msgs, resp.Message)
+			for _, err := range providers.Chunks(st) {
+				if err != nil {
+					b.Fatal(err)
+				}
+			}
+			resp := st.Response()
+			st.Close()
+			history = append(history, resp.Message)
 			if len(resp.Message.ToolCalls) == 0 {
 				return
 			}
@@ -101,12 +110,24 @@ func BenchmarkTurnOverhead(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				msgs = append(msgs, messages.ToolResultMessage(c.ID, res.Content))
+				history = append(history, messages.ToolResultMessage(c.ID, res.Content))
 			}
 		}
 	}
-	var runtimeTime, bareTime time.Duration
+	var (
+		sess                  *actors.Session
+		runtimeTime, bareTime time.Duration
+		turn                  int
+	)
 	for b.Loop() {
+		if turn%turnsPerConversation == 0 {
+			var err error
+			if sess, err = rt.Open(ctx, fmt.Sprintf("overhead-%d", turn)); err != nil {
+				b.Fatal(err)
+			}
+			history = nil
+		}
+		turn++
 		start := time.Now()
 		bare()
 		bareTime += time.Since(start)
