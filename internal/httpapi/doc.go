@@ -1,0 +1,76 @@
+// Package httpapi serves an agcore runtime over HTTP: sessions, turns
+// streamed as Server-Sent Events, cancellation, tool-call approvals,
+// history, usage, health and Prometheus metrics.
+//
+// Wire the approver and the turn counters into the runtime, then serve:
+//
+//	approvals, metrics := &httpapi.Approvals{}, &httpapi.Metrics{}
+//	perms, _ := toolsys.NewPermissions(toolsys.PermissionConfig{Approver: approvals})
+//	tools := toolsys.NewRegistry(toolsys.Config{Permissions: perms})
+//	var hooks actors.Hooks
+//	metrics.RegisterHooks(&hooks)
+//	store, _ := memory.Open(memory.Options{Dir: dir})
+//	journal, _ := memory.NewJournal(store, memory.JournalOptions{})
+//	rt, _ := actors.New(actors.Config{Journal: journal, Provider: p, Tools: tools, Hooks: hooks})
+//	srv, _ := httpapi.New(httpapi.Config{Runtime: rt, Journal: journal, Tools: tools,
+//		Approvals: approvals, Metrics: metrics, Token: token})
+//	go srv.Serve(ln)
+//	<-ctx.Done()
+//	srv.Shutdown(shutdownCtx) // then close journal and store
+//
+// # Endpoints
+//
+//	POST   /v1/sessions                         create {"id"?, "agent"?} -> 201 SessionStatus
+//	GET    /v1/sessions                         list (?limit=, ?after=) -> SessionList
+//	GET    /v1/sessions/{id}                    status, agent, turn, usage -> SessionStatus
+//	DELETE /v1/sessions/{id}                    delete an inactive session -> 204
+//	POST   /v1/sessions/{id}/turns              {"input", "turn_id"?} -> SSE stream or actors.TurnResult
+//	POST   /v1/sessions/{id}/cancel             cancel the running turn -> {"cancelled": bool}
+//	GET    /v1/sessions/{id}/events             every future event of the session, as SSE
+//	GET    /v1/sessions/{id}/approvals          pending approvals -> ApprovalList
+//	POST   /v1/sessions/{id}/approvals/{call}   {"allow", "reason"?} -> ApprovalResult
+//	GET    /v1/sessions/{id}/history            the stored conversation -> History
+//	GET    /v1/sessions/{id}/usage              the session's usage and cost -> SessionUsage
+//	GET    /v1/usage                            the runtime's usage by model -> providers.UsageSnapshot
+//	GET    /healthz, /readyz                    liveness, readiness (503 while shutting down); no auth
+//	GET    /metrics                             Prometheus text format
+//
+// Every error is {"error": {"code": "...", "message": "..."}} with a 4xx or
+// 5xx status: malformed JSON, an unknown field or a missing one is a 400
+// naming it, a body over Config.MaxBodyBytes a 413, an unknown session a
+// 404, a wrong method a 405 with an Allow header, a missing or wrong bearer
+// token a 401 with WWW-Authenticate.
+//
+// # Streams
+//
+// A turn is streamed when the request accepts text/event-stream (or has
+// ?stream=true). Each runtime event is one frame:
+//
+//	id: 3
+//	event: tool_started
+//	data: {"type":"tool_started","data":{"session":"s1","turn":0,"call_id":"c1","name":"read_file",...}}
+//
+// whose data messages.UnmarshalEvent decodes. The frames of a turn are
+// turn_started, then text_delta, tool_started/tool_finished, usage,
+// approval_pending, ... as they happen, and turn_ended last, after which
+// the response ends. Comment lines (": keep-alive") are sent every
+// Config.Heartbeat. A stream that ends early for another reason sends a
+// last stream_error frame carrying an error body.
+//
+// A slow client never slows the session: the runtime buffers each stream
+// (actors.Config.EventBuffer). Text deltas that do not fit are dropped,
+// turn_ended always arrives and carries the full text, and a client too
+// slow for other events gets stream_error slow_subscriber while the turn
+// goes on; a client that stops reading is cut off after
+// Config.StreamWriteTimeout. Leaving the stream does not stop
+// the turn; POST .../cancel does. To follow a turn again, resubmit it with
+// the same turn_id.
+//
+// # Approvals
+//
+// A tool call that the permission pipeline sends to the approver waits in
+// Approvals, shows up as an approval_pending frame on the session's
+// streams and in GET .../approvals, and runs or is refused when POST
+// .../approvals/{call} answers it. The pipeline's approval timeout (and the
+// tool's deadline) bound the wait; an unanswered call is refused.
+package httpapi

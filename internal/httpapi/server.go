@@ -1,0 +1,462 @@
+package httpapi
+
+import (
+	"context"
+	"crypto/sha256"
+	"crypto/subtle"
+	"errors"
+	"fmt"
+	"iter"
+	"log"
+	"net"
+	"net/http"
+	"path"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/agcore/agcore/actors"
+	"github.com/agcore/agcore/memory"
+	"github.com/agcore/agcore/toolsys"
+)
+
+// Defaults of Config.
+const (
+	// DefaultMaxBodyBytes is the largest request body when
+	// Config.MaxBodyBytes is zero.
+	DefaultMaxBodyBytes = 1 << 20
+	// DefaultHeartbeat is the interval of SSE heartbeat comments when
+	// Config.Heartbeat is zero.
+	DefaultHeartbeat = 15 * time.Second
+	// DefaultStreamWriteTimeout bounds one SSE write when
+	// Config.StreamWriteTimeout is zero.
+	DefaultStreamWriteTimeout = 30 * time.Second
+	// DefaultShutdownGrace bounds the cancellation of turns and the
+	// runtime's shutdown once Shutdown's context has ended, when
+	// Config.ShutdownGrace is zero.
+	DefaultShutdownGrace = 10 * time.Second
+)
+
+// ErrServerClosed is returned by Serve after Shutdown, and by a second
+// Shutdown.
+var ErrServerClosed = errors.New("httpapi: server closed")
+
+// Journal is what the server reads of the runtime's session journal;
+// memory.Journal implements it. It must be the journal the runtime writes.
+type Journal interface {
+	// Tail returns the seq of the session's last entry, 0 when it has none.
+	Tail(ctx context.Context, session string) (uint64, error)
+	// Load folds the session's journal; memory.ErrNotFound when it has none.
+	Load(ctx context.Context, session string) (*memory.State, error)
+	// Sessions yields the ids of the sessions that have a journal.
+	Sessions(ctx context.Context) iter.Seq2[string, error]
+	// Delete removes the session's journal.
+	Delete(ctx context.Context, session string) error
+}
+
+// ToolStats reports per-tool statistics; *toolsys.Registry implements it.
+type ToolStats interface {
+	AllStats() map[string]toolsys.Stats
+}
+
+// Config configures a Server. Runtime and Journal are required; every other
+// field has a documented default.
+type Config struct {
+	// Runtime runs the sessions. The Server owns it from New on: Shutdown
+	// shuts it down.
+	Runtime *actors.Runtime
+	// Journal is the runtime's journal, for history, listing and deletion.
+	Journal Journal
+	// Tools reports the tool statistics of /metrics. Nil means no tool
+	// series.
+	Tools ToolStats
+	// Approvals is the approver wired into the runtime's tool permissions
+	// (toolsys.PermissionConfig.Approver), answered through the API. Nil
+	// means a fresh one, which nothing asks: no approval is ever pending.
+	Approvals *Approvals
+	// Metrics counts requests and, when its hooks are registered with the
+	// runtime, turns. Nil means fresh Metrics (turn counts stay empty).
+	Metrics *Metrics
+	// Agents names the runtime's agent profiles, so that creating a
+	// session with an unknown agent is refused before the session exists.
+	// Empty means the name is passed to the runtime unchecked.
+	Agents []string
+
+	// Token, when not empty, is the bearer token every request except
+	// /healthz and /readyz must carry (Authorization: Bearer <token>).
+	Token string
+	// MaxBodyBytes bounds request bodies; a larger one gets 413. Zero
+	// means DefaultMaxBodyBytes.
+	MaxBodyBytes int64
+	// Heartbeat is the interval of the comment lines that keep an idle SSE
+	// stream open through proxies. Zero means DefaultHeartbeat; negative
+	// means none.
+	Heartbeat time.Duration
+	// StreamWriteTimeout bounds each write to an SSE client; a client that
+	// does not read for that long is disconnected. Zero means
+	// DefaultStreamWriteTimeout; negative means no bound.
+	StreamWriteTimeout time.Duration
+	// ShutdownGrace bounds, once Shutdown's context has ended, the wait
+	// for cancelled turns to end and for the runtime to stop. Zero means
+	// DefaultShutdownGrace.
+	ShutdownGrace time.Duration
+	// Logger receives a debug line per request and the errors of the
+	// server. The zero Logger discards them.
+	Logger zerolog.Logger
+}
+
+// Server is the HTTP API of a runtime: sessions, turns streamed as
+// Server-Sent Events, cancellation, approvals, history, usage, health and
+// Prometheus metrics. It is an http.Handler, and can also serve a listener
+// itself (Serve) so that Shutdown stops accepting connections. It is safe
+// for concurrent use.
+type Server struct {
+	cfg       Config
+	rt        *actors.Runtime
+	journal   Journal
+	approvals *Approvals
+	metrics   *Metrics
+	log       zerolog.Logger
+	tokenSum  [sha256.Size]byte
+	mux       *http.ServeMux
+
+	// sessMu orders session creation and deletion (writers) against the
+	// requests that activate an existing session (readers).
+	sessMu sync.RWMutex
+
+	mu       sync.Mutex
+	closing  bool
+	closed   chan struct{} // closed when Shutdown starts
+	httpSrv  *http.Server
+	turns    sync.WaitGroup // turn requests in flight
+	running  map[string]int // turn requests in flight by session
+	streams  atomic.Int64
+	inFlight atomic.Int64
+}
+
+// New returns a Server for cfg. It fails when Runtime or Journal is
+// missing.
+func New(cfg Config) (*Server, error) {
+	switch {
+	case cfg.Runtime == nil:
+		return nil, errors.New("httpapi: Config.Runtime is required")
+	case cfg.Journal == nil:
+		return nil, errors.New("httpapi: Config.Journal is required")
+	}
+	if cfg.MaxBodyBytes <= 0 {
+		cfg.MaxBodyBytes = DefaultMaxBodyBytes
+	}
+	if cfg.Heartbeat == 0 {
+		cfg.Heartbeat = DefaultHeartbeat
+	}
+	if cfg.StreamWriteTimeout == 0 {
+		cfg.StreamWriteTimeout = DefaultStreamWriteTimeout
+	}
+	if cfg.ShutdownGrace <= 0 {
+		cfg.ShutdownGrace = DefaultShutdownGrace
+	}
+	cfg.Agents = append([]string(nil), cfg.Agents...)
+	s := &Server{
+		cfg: cfg, rt: cfg.Runtime, journal: cfg.Journal, approvals: cfg.Approvals, metrics: cfg.Metrics,
+		log: cfg.Logger.With().Str("component", "httpapi").Logger(), closed: make(chan struct{}),
+		running: make(map[string]int),
+	}
+	if s.approvals == nil {
+		s.approvals = &Approvals{}
+	}
+	if s.metrics == nil {
+		s.metrics = &Metrics{}
+	}
+	if cfg.Token != "" {
+		s.tokenSum = sha256.Sum256([]byte(cfg.Token))
+	}
+	s.routes()
+	return s, nil
+}
+
+// routes registers every endpoint.
+func (s *Server) routes() {
+	m := http.NewServeMux()
+	m.HandleFunc("GET /healthz", s.handleHealth)
+	m.HandleFunc("GET /readyz", s.handleReady)
+	m.HandleFunc("GET /metrics", s.handleMetrics)
+	m.HandleFunc("GET /v1/usage", s.handleUsage)
+	m.HandleFunc("POST /v1/sessions", s.handleCreate)
+	m.HandleFunc("GET /v1/sessions", s.handleList)
+	m.HandleFunc("GET /v1/sessions/{id}", s.handleGet)
+	m.HandleFunc("DELETE /v1/sessions/{id}", s.handleDelete)
+	m.HandleFunc("POST /v1/sessions/{id}/turns", s.handleTurn)
+	m.HandleFunc("POST /v1/sessions/{id}/cancel", s.handleCancel)
+	m.HandleFunc("GET /v1/sessions/{id}/events", s.handleEvents)
+	m.HandleFunc("GET /v1/sessions/{id}/approvals", s.handleListApprovals)
+	m.HandleFunc("POST /v1/sessions/{id}/approvals/{call_id}", s.handleAnswerApproval)
+	m.HandleFunc("GET /v1/sessions/{id}/history", s.handleHistory)
+	m.HandleFunc("GET /v1/sessions/{id}/usage", s.handleSessionUsage)
+	m.HandleFunc("/", s.handleFallback)
+	s.mux = m
+}
+
+// fallbackRoute labels the requests no endpoint matches.
+const fallbackRoute = "unmatched"
+
+// ServeHTTP implements http.Handler: it authenticates the request, limits
+// its body, answers it, and counts it.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	start := time.Now()
+	s.inFlight.Add(1)
+	rec := &statusRecorder{ResponseWriter: w}
+	_, route := s.mux.Handler(r)
+	if route == "/" || route == "" {
+		route = fallbackRoute
+	}
+	defer func() {
+		if v := recover(); v != nil {
+			if v == http.ErrAbortHandler {
+				panic(v)
+			}
+			s.log.Error().Interface("panic", v).Str("route", route).Msg("handler panicked")
+			if !rec.wrote {
+				writeError(rec, fmt.Errorf("handler panicked: %v", v))
+			}
+		}
+		s.inFlight.Add(-1)
+		took := time.Since(start)
+		s.metrics.observeRequest(route, rec.code(), took)
+		s.log.Debug().Str("method", r.Method).Str("path", r.URL.Path).Str("route", route).
+			Int("status", rec.code()).Dur("took", took).Msg("request")
+	}()
+
+	public := r.URL.Path == "/healthz" || r.URL.Path == "/readyz"
+	if !public && !s.authorized(r) {
+		rec.Header().Set("WWW-Authenticate", `Bearer realm="agcore"`)
+		msg := "missing bearer token: send Authorization: Bearer <token>"
+		if r.Header.Get("Authorization") != "" {
+			rec.Header().Set("WWW-Authenticate", `Bearer realm="agcore", error="invalid_token"`)
+			msg = "invalid bearer token"
+		}
+		writeError(rec, apiErr(http.StatusUnauthorized, CodeUnauthorized, "%s", msg))
+		return
+	}
+	if !public && s.isClosing() {
+		rec.Header().Set("Connection", "close")
+		writeError(rec, apiErr(http.StatusServiceUnavailable, CodeShuttingDown, "the server is shutting down"))
+		return
+	}
+	if p := r.URL.Path; p == "" || p[0] != '/' || path.Clean(p) != p {
+		// ServeMux would redirect to the clean path, with an HTML body.
+		writeError(rec, apiErr(http.StatusNotFound, CodeNotFound, "no endpoint at %q: the path is not in canonical form", p))
+		return
+	}
+	if r.ContentLength > s.cfg.MaxBodyBytes {
+		writeError(rec, apiErr(http.StatusRequestEntityTooLarge, CodeBodyTooLarge,
+			"request body is larger than %d bytes", s.cfg.MaxBodyBytes))
+		return
+	}
+	r.Body = http.MaxBytesReader(rec, r.Body, s.cfg.MaxBodyBytes)
+	s.mux.ServeHTTP(rec, r)
+}
+
+// authorized reports whether r carries the configured token (or none is
+// configured). The comparison takes the same time whatever the token.
+func (s *Server) authorized(r *http.Request) bool {
+	if s.cfg.Token == "" {
+		return true
+	}
+	scheme, token, ok := strings.Cut(r.Header.Get("Authorization"), " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return false
+	}
+	sum := sha256.Sum256([]byte(strings.TrimSpace(token)))
+	return subtle.ConstantTimeCompare(sum[:], s.tokenSum[:]) == 1
+}
+
+// handleFallback answers the requests no endpoint matches: 405 with an
+// Allow header when the path exists for other methods, 404 otherwise.
+func (s *Server) handleFallback(w http.ResponseWriter, r *http.Request) {
+	var allowed []string
+	for _, m := range []string{http.MethodGet, http.MethodPost, http.MethodDelete} {
+		probe := r.Clone(r.Context())
+		probe.Method = m
+		if _, p := s.mux.Handler(probe); p != "/" && p != "" {
+			allowed = append(allowed, m)
+		}
+	}
+	if len(allowed) > 0 {
+		if slices.Contains(allowed, http.MethodGet) {
+			allowed = append(allowed, http.MethodHead)
+		}
+		w.Header().Set("Allow", strings.Join(allowed, ", "))
+		writeError(w, apiErr(http.StatusMethodNotAllowed, CodeMethodNotAllowed,
+			"method %s is not allowed on %s; use %s", r.Method, r.URL.Path, strings.Join(allowed, " or ")))
+		return
+	}
+	writeError(w, apiErr(http.StatusNotFound, CodeNotFound, "no endpoint at %s %s", r.Method, r.URL.Path))
+}
+
+func (s *Server) isClosing() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.closing
+}
+
+// Serve accepts connections on ln and serves the API until Shutdown, when
+// it returns ErrServerClosed. Any other error stops it.
+func (s *Server) Serve(ln net.Listener) error {
+	hs := &http.Server{
+		Handler:           s,
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		ErrorLog:          log.New(s.log.With().Str("source", "net/http").Logger(), "", 0),
+	}
+	s.mu.Lock()
+	if s.closing {
+		s.mu.Unlock()
+		return ErrServerClosed
+	}
+	s.httpSrv = hs
+	s.mu.Unlock()
+	err := hs.Serve(ln)
+	if errors.Is(err, http.ErrServerClosed) {
+		return ErrServerClosed
+	}
+	return err
+}
+
+// Shutdown stops the server gracefully, in this order: it stops accepting
+// connections (when serving a listener) and answers new requests with 503;
+// it ends every watch stream (GET .../events) with a stream_error event
+// whose code is shutting_down; it waits for the turns being streamed or
+// awaited to complete. If ctx ends first, it cancels those turns (their
+// clients receive turn_ended with outcome cancelled) and waits up to
+// Config.ShutdownGrace for them. Then it shuts the runtime down, which
+// flushes the journal. It returns ctx's error when it had to cancel turns,
+// and ErrServerClosed when called again.
+func (s *Server) Shutdown(ctx context.Context) error {
+	s.mu.Lock()
+	if s.closing {
+		s.mu.Unlock()
+		return ErrServerClosed
+	}
+	s.closing = true
+	close(s.closed)
+	hs := s.httpSrv
+	s.mu.Unlock()
+
+	httpDone := make(chan error, 1)
+	if hs != nil {
+		go func() { httpDone <- hs.Shutdown(ctx) }()
+	} else {
+		httpDone <- nil
+	}
+
+	turnsDone := make(chan struct{})
+	go func() {
+		s.turns.Wait()
+		close(turnsDone)
+	}()
+	var result error
+	select {
+	case <-turnsDone:
+	case <-ctx.Done():
+		result = ctx.Err()
+		grace, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.cfg.ShutdownGrace)
+		defer cancel()
+		s.cancelRunning(grace)
+		select {
+		case <-turnsDone:
+		case <-grace.Done():
+			s.log.Warn().Msg("turns still running after cancellation; shutting the runtime down")
+		}
+	}
+
+	if err := <-httpDone; err != nil && hs != nil {
+		// Shutdown's context ended with connections still open.
+		_ = hs.Close()
+	}
+
+	rctx := ctx
+	if ctx.Err() != nil {
+		var cancel context.CancelFunc
+		rctx, cancel = context.WithTimeout(context.WithoutCancel(ctx), s.cfg.ShutdownGrace)
+		defer cancel()
+	}
+	if err := s.rt.Shutdown(rctx); err != nil && !errors.Is(err, actors.ErrClosed) && result == nil {
+		result = fmt.Errorf("httpapi: shutdown: %w", err)
+	}
+	return result
+}
+
+// cancelRunning cancels the turns of the turn requests in flight.
+func (s *Server) cancelRunning(ctx context.Context) {
+	s.mu.Lock()
+	ids := make([]string, 0, len(s.running))
+	for id := range s.running {
+		ids = append(ids, id)
+	}
+	s.mu.Unlock()
+	for _, id := range ids {
+		sess, err := s.rt.Open(ctx, id)
+		if err == nil {
+			_, err = sess.Cancel(ctx)
+		}
+		if err != nil {
+			s.log.Warn().Err(err).Str("session", id).Msg("cancelling a turn at shutdown")
+		}
+	}
+}
+
+// beginTurn registers a turn request of session id; end unregisters it.
+// It fails once Shutdown has started.
+func (s *Server) beginTurn(id string) (end func(), err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closing {
+		return nil, apiErr(http.StatusServiceUnavailable, CodeShuttingDown, "the server is shutting down")
+	}
+	s.turns.Add(1)
+	s.running[id]++
+	return func() {
+		s.mu.Lock()
+		if s.running[id]--; s.running[id] <= 0 {
+			delete(s.running, id)
+		}
+		s.mu.Unlock()
+		s.turns.Done()
+	}, nil
+}
+
+// statusRecorder remembers the status written through it.
+type statusRecorder struct {
+	http.ResponseWriter
+	status int
+	wrote  bool
+}
+
+func (r *statusRecorder) WriteHeader(code int) {
+	if !r.wrote {
+		r.status, r.wrote = code, true
+	}
+	r.ResponseWriter.WriteHeader(code)
+}
+
+func (r *statusRecorder) Write(b []byte) (int, error) {
+	if !r.wrote {
+		r.status, r.wrote = http.StatusOK, true
+	}
+	return r.ResponseWriter.Write(b)
+}
+
+// Unwrap lets http.ResponseController reach the connection (flushes and
+// write deadlines of SSE streams).
+func (r *statusRecorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }
+
+func (r *statusRecorder) code() int {
+	if !r.wrote {
+		return http.StatusOK
+	}
+	return r.status
+}
