@@ -2,16 +2,15 @@ package main
 
 import (
 	"cmp"
+	"context"
 	"fmt"
 	"os"
 	"strings"
 
-	"github.com/rs/zerolog"
 	"github.com/spf13/cobra"
 
+	"github.com/agcore/agcore/actors"
 	"github.com/agcore/agcore/internal/logging"
-	"github.com/agcore/agcore/messages"
-	"github.com/agcore/agcore/providers"
 	"github.com/agcore/agcore/providers/mockllm"
 	"github.com/agcore/agcore/providers/openai"
 	"github.com/agcore/agcore/providers/scripted"
@@ -27,6 +26,10 @@ const (
 	defaultRealModel = "gpt-4o-mini"
 	// defaultDemoSteps caps the model calls of the demo.
 	defaultDemoSteps = 10
+	// defaultDemoSessions is how many sessions the demo runs at once.
+	defaultDemoSessions = 4
+	// maxDemoSessions bounds --sessions.
+	maxDemoSessions = 1000
 	// demoSystemPrompt tells the model what it is doing.
 	demoSystemPrompt = "You are a concise coding assistant. You work on a project through the tools you " +
 		"are given; paths are relative to the project root. Look before you answer, call independent " +
@@ -38,6 +41,8 @@ type demoOptions struct {
 	baseURL, apiKey, model string
 	prompt, workspace      string
 	maxSteps               int
+	sessions, turns        int
+	jsonOut                bool
 }
 
 // newDemoCmd returns `agcore demo`.
@@ -45,56 +50,66 @@ func newDemoCmd(a *app) *cobra.Command {
 	var o demoOptions
 	cmd := &cobra.Command{
 		Use:   "demo",
-		Short: "Run a streamed conversation with tool calls, offline",
-		Long: `Run a real conversation with tool calls over HTTP, and print it as it streams.
+		Short: "Run several agent sessions at once, offline, with a live view",
+		Long: `Run several sessions at once on the agcore runtime and watch them live.
 
 By default the demo starts the embedded mock LLM on a free loopback port and
-talks to it through the OpenAI-compatible provider: no API key and no network
-are needed. The model explores a small sample project in a temporary
-workspace with the built-in file tools (reading two files with parallel
-calls), writes SUMMARY.md there, and answers. Tool calls run locally,
-confined to the workspace; the results go back to the model in call order.
+talks to it over HTTP through the OpenAI-compatible provider: no API key and
+no network are needed. Each session explores a small sample project in a
+temporary workspace with the built-in file tools (the mock reads two files
+with parallel tool calls), writes SUMMARY.md there, and answers. Sessions
+are actors: they run concurrently, each tool call in its own child with its
+own deadline, and the results go back to the model in call order.
 
-With --base-url (or OPENAI_BASE_URL) the same conversation runs against that
-endpoint instead, with --api-key (or OPENAI_API_KEY) and --model (or
-OPENAI_MODEL, default ` + defaultRealModel + `). The API key is never printed or logged.`,
+On a terminal each session has a line, updated in place; otherwise each
+event of note is printed as a plain line. A summary table ends the run.
+The exit code is 0 when every session completed, 1 otherwise, 130 when
+interrupted.
+
+With --base-url (or OPENAI_BASE_URL) the sessions talk to that endpoint
+instead, with --api-key (or OPENAI_API_KEY) and --model (or OPENAI_MODEL,
+default ` + defaultRealModel + `). The API key is never printed or logged.`,
 		Example: `  agcore demo
-  agcore demo --workspace ./scratch
-  OPENAI_API_KEY=sk-... agcore demo --base-url https://api.openai.com/v1 --model gpt-4o-mini
+  agcore demo --sessions 16 --turns 2
+  agcore demo --json | jq -c 'select(.type=="turn_ended")'
+  OPENAI_API_KEY=sk-... agcore demo --sessions 2 --base-url https://api.openai.com/v1 --model gpt-4o-mini
   agcore demo --base-url http://127.0.0.1:11434/v1 --model llama3.2 --prompt "What does main.go do?"`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if o.baseURL == "" {
-				o.baseURL = a.getenv("OPENAI_BASE_URL")
+			o.baseURL = cmp.Or(o.baseURL, a.getenv("OPENAI_BASE_URL"))
+			o.apiKey = cmp.Or(o.apiKey, a.getenv("OPENAI_API_KEY"))
+			o.model = cmp.Or(o.model, a.getenv("OPENAI_MODEL"))
+			for _, c := range []struct {
+				flag string
+				v    int
+			}{{"--max-steps", o.maxSteps}, {"--sessions", o.sessions}, {"--turns", o.turns}} {
+				if c.v < 1 {
+					return &usageError{fmt.Errorf("%s must be at least 1, got %d", c.flag, c.v)}
+				}
 			}
-			if o.apiKey == "" {
-				o.apiKey = a.getenv("OPENAI_API_KEY")
+			if o.sessions > maxDemoSessions {
+				return &usageError{fmt.Errorf("--sessions must be at most %d, got %d", maxDemoSessions, o.sessions)}
 			}
-			if o.model == "" {
-				o.model = a.getenv("OPENAI_MODEL")
-			}
-			if o.maxSteps < 1 {
-				return &usageError{fmt.Errorf("--max-steps must be at least 1, got %d", o.maxSteps)}
-			}
-			return runDemo(cmd, a.log, o)
+			return runDemo(cmd, a, o)
 		},
 	}
 	f := cmd.Flags()
+	f.IntVar(&o.sessions, "sessions", defaultDemoSessions, "how many sessions run at once")
+	f.IntVar(&o.turns, "turns", 1, "turns per session, one after the other")
 	f.StringVar(&o.baseURL, "base-url", "", "OpenAI-compatible API root to talk to instead of the mock LLM (env OPENAI_BASE_URL)")
 	f.StringVar(&o.apiKey, "api-key", "", "API key for --base-url (env OPENAI_API_KEY, preferred: a flag shows in the process list)")
 	f.StringVar(&o.model, "model", "", "model to ask (env OPENAI_MODEL; default "+defaultRealModel+", or the mock's model)")
-	f.StringVar(&o.prompt, "prompt", defaultDemoPrompt, "what to ask the model")
-	f.StringVar(&o.workspace, "workspace", "", "directory to work in, kept afterwards (seeded with a sample project when empty); default a temporary one")
-	f.IntVar(&o.maxSteps, "max-steps", defaultDemoSteps, "most model calls before giving up")
+	f.StringVar(&o.prompt, "prompt", defaultDemoPrompt, "what each session asks the model")
+	f.StringVar(&o.workspace, "workspace", "", "directory the sessions share, kept afterwards (seeded with a sample project when empty); default a temporary one")
+	f.IntVar(&o.maxSteps, "max-steps", defaultDemoSteps, "most model calls of one turn")
+	f.BoolVar(&o.jsonOut, "json", false, "print every event as a JSON line, then a summary line")
 	return cmd
 }
 
-// runDemo runs the demo conversation described by o. base is the root
-// logger; each part of the demo logs under a component of its own.
-func runDemo(cmd *cobra.Command, base zerolog.Logger, o demoOptions) error {
+// runDemo runs the demo described by o.
+func runDemo(cmd *cobra.Command, a *app, o demoOptions) error {
 	ctx, out := cmd.Context(), cmd.OutOrStdout()
-	log := component(base, "demo")
-
+	base := a.log
 	endpoint := logging.Redact(o.baseURL)
 	if o.baseURL == "" {
 		model, err := scripted.New(scripted.Demo(), scripted.Options{Logger: component(base, "scripted")})
@@ -117,7 +132,7 @@ func runDemo(cmd *cobra.Command, base zerolog.Logger, o demoOptions) error {
 		return err
 	}
 	defer cleanup()
-	reg, err := fileTools(base) // the registry names its own component
+	reg, err := fileTools(component(base, "tools"))
 	if err != nil {
 		return err
 	}
@@ -127,32 +142,34 @@ func runDemo(cmd *cobra.Command, base zerolog.Logger, o demoOptions) error {
 	if err != nil {
 		return err
 	}
-
-	p := &printer{w: out}
-	p.note("agcore demo · model %s at %s", o.model, endpoint)
-	p.note("workspace %s: %s", ws.Root(), strings.Join(files, ", "))
-	p.note("\n> %s\n", o.prompt)
-	c := &conversation{
-		provider: provider, model: o.model, out: p, maxSteps: o.maxSteps, log: log,
-		tools: &toolbox{reg: reg, workspace: ws, session: "demo", log: log},
-		usage: &providers.Tracker{},
-	}
-	_, err = c.run(ctx, []messages.Message{messages.SystemText(demoSystemPrompt), messages.UserText(o.prompt)})
-	if snap := c.usage.Snapshot(); len(snap.Models) > 0 {
-		var calls int64
-		for _, m := range snap.Models {
-			calls += m.Calls
-		}
-		p.note("\nusage: %d model calls · %d prompt + %d completion = %d tokens",
-			calls, snap.Usage.PromptTokens, snap.Usage.CompletionTokens, snap.Usage.TotalTokens)
-	}
+	rt, err := actors.NewInMemory(actors.Config{
+		Provider: provider, Model: o.model, Tools: reg, Workspace: ws,
+		BasePrompt: demoSystemPrompt, Limits: actors.Limits{MaxRoundTrips: o.maxSteps},
+		Logger: runtimeLogger(base),
+	})
 	if err != nil {
 		return err
 	}
-	if o.workspace != "" {
-		p.note("workspace kept at %s", ws.Root())
+	defer func() {
+		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), shutdownTimeout)
+		defer cancel()
+		_ = rt.Shutdown(sctx)
+	}()
+
+	t := termFor(out, a.getenv)
+	v := newDemoView(out, t, o.jsonOut, o.sessions)
+	if !o.jsonOut {
+		v.write(fmt.Sprintf("agcore demo · %d sessions × %d turn%s · model %s at %s\n", o.sessions, o.turns, plural(o.turns), o.model, endpoint))
+		v.write(fmt.Sprintf("workspace %s: %s\n", ws.Root(), strings.Join(files, ", ")))
+		v.write(fmt.Sprintf("> %s\n\n", printable(o.prompt)))
 	}
-	return p.err
+	if err := v.play(ctx, rt, o.prompt, o.turns); err != nil {
+		return err
+	}
+	if !o.jsonOut && o.workspace != "" {
+		v.write(fmt.Sprintf("workspace kept at %s\n", ws.Root()))
+	}
+	return v.err
 }
 
 // openWorkspace opens dir as the demo's workspace, creating it when missing,

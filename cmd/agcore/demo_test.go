@@ -8,8 +8,11 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/agcore/agcore/messages"
 
 	"github.com/agcore/agcore/providers/mockllm"
 	"github.com/agcore/agcore/providers/scripted"
@@ -17,28 +20,65 @@ import (
 
 func TestDemo(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "ws")
-	code, stdout, stderr := runCLI(t.Context(), t, nil, "demo", "--workspace", dir)
+	code, stdout, stderr := runCLI(t.Context(), t, nil, "demo", "--workspace", dir, "--sessions", "3", "--turns", "2")
 	if code != exitOK {
 		t.Fatalf("exit code %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
 	for _, want := range []string{
+		"3 sessions × 2 turns",
 		"(embedded mock LLM)",
 		"README.md, go.mod, main.go",
-		"Let me look at the workspace first.\n",
-		`→ list_dir {"path":"."}`,
-		`→ read_file {"path":"README.md"}` + "\n" + `→ read_file {"path":"go.mod"}`,
-		"← write_file: ",
-		"wrote a short summary of the project to SUMMARY.md.\n",
-		"usage: 4 model calls",
+		"demo-1   → list_dir {\"path\":\".\"}",
+		"demo-3   ✓ read_file ",
+		"demo-2   ✓ completed · 4 round trips · 4 tool calls",
+		"demo-2   ✓ completed · 8 round trips · 8 tool calls",
+		"3 of 3 sessions completed · 24 tool calls",
+		"demo-1 answered: Done.",
 		"workspace kept at ",
 	} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("stdout lacks %q:\n%s", want, stdout)
 		}
 	}
+	if !regexp.MustCompile(`(?m)^\s*demo-3\s+completed\s+2\s+8\s+8\s+0\s+\d+\s+\S+\s*$`).MatchString(stdout) {
+		t.Errorf("summary table lacks the row of demo-3:\n%s", stdout)
+	}
 	summary, err := os.ReadFile(filepath.Join(dir, "SUMMARY.md"))
 	if err != nil || !strings.HasPrefix(string(summary), "# Summary") {
 		t.Errorf("SUMMARY.md = %q, %v", summary, err)
+	}
+}
+
+func TestDemo_JSON(t *testing.T) {
+	code, stdout, stderr := runCLI(t.Context(), t, nil, "demo", "--json", "--sessions", "2")
+	if code != exitOK {
+		t.Fatalf("exit code %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	lines := strings.Split(strings.TrimSpace(stdout), "\n")
+	counts := map[string]int{}
+	for _, l := range lines[:len(lines)-1] {
+		ev, err := messages.UnmarshalEvent([]byte(l))
+		if err != nil {
+			t.Fatalf("line %q: %v", l, err)
+		}
+		counts[ev.EventType()]++
+	}
+	if counts["turn_started"] != 2 || counts["turn_ended"] != 2 || counts["tool_finished"] != 8 {
+		t.Errorf("event counts %v", counts)
+	}
+	var summary struct {
+		Type string
+		Data struct {
+			Sessions []struct {
+				Session   string `json:"session"`
+				Outcome   string `json:"outcome"`
+				ToolCalls int    `json:"tool_calls"`
+			} `json:"sessions"`
+		}
+	}
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &summary); err != nil || summary.Type != "summary" ||
+		len(summary.Data.Sessions) != 2 || summary.Data.Sessions[1].Outcome != "completed" || summary.Data.Sessions[1].ToolCalls != 4 {
+		t.Errorf("summary line %s (%v)", lines[len(lines)-1], err)
 	}
 }
 
@@ -47,7 +87,7 @@ func TestDemo_TemporaryWorkspaceRemoved(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("exit code %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
-	line := stdout[strings.Index(stdout, "workspace ")+len("workspace "):]
+	line := stdout[strings.Index(stdout, "\nworkspace ")+len("\nworkspace "):]
 	dir := line[:strings.Index(line, ":")]
 	if _, err := os.Stat(dir); !os.IsNotExist(err) {
 		t.Errorf("temporary workspace %s still exists (stat: %v)", dir, err)
@@ -82,7 +122,7 @@ func TestDemo_Endpoint(t *testing.T) {
 		},
 		{
 			"flags", nil, []string{"--base-url", srv.URL(), "--api-key", key, "--model", "demo-model"},
-			exitOK, "usage: 4 model calls",
+			exitOK, "1 of 1 sessions completed",
 		},
 		{
 			"wrong key", map[string]string{"OPENAI_BASE_URL": srv.URL(), "OPENAI_API_KEY": "sk-wrong-0123456789abcdef"},
@@ -95,7 +135,7 @@ func TestDemo_Endpoint(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			args := append([]string{"--log-level", "debug", "--log-format", "json", "demo"}, tt.args...)
+			args := append([]string{"--log-level", "debug", "--log-format", "json", "demo", "--sessions", "1"}, tt.args...)
 			code, stdout, stderr := runCLI(t.Context(), t, tt.env, args...)
 			if code != tt.wantCode {
 				t.Fatalf("exit code %d, want %d\nstdout:\n%s\nstderr:\n%s", code, tt.wantCode, stdout, stderr)
@@ -113,9 +153,20 @@ func TestDemo_Endpoint(t *testing.T) {
 }
 
 func TestDemo_BadFlags(t *testing.T) {
-	code, _, stderr := runCLI(t.Context(), t, nil, "demo", "--max-steps", "0")
-	if code != exitUsage || !strings.Contains(stderr, "--max-steps must be at least 1") {
-		t.Errorf("exit code %d, stderr %q", code, stderr)
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--max-steps", "0"}, "--max-steps must be at least 1, got 0"},
+		{[]string{"--sessions", "0"}, "--sessions must be at least 1, got 0"},
+		{[]string{"--sessions", "100000"}, "--sessions must be at most 1000"},
+		{[]string{"--turns", "-1"}, "--turns must be at least 1, got -1"},
+	}
+	for _, tt := range tests {
+		code, _, stderr := runCLI(t.Context(), t, nil, append([]string{"demo"}, tt.args...)...)
+		if code != exitUsage || !strings.Contains(stderr, tt.want) {
+			t.Errorf("demo %v: exit code %d, stderr %q; want %d and %q", tt.args, code, stderr, exitUsage, tt.want)
+		}
 	}
 }
 
@@ -171,7 +222,7 @@ func TestMockLLM(t *testing.T) {
 
 	// The demo talks to it as to any endpoint.
 	code, stdout, stderr := runCLI(t.Context(), t, map[string]string{"OPENAI_BASE_URL": url}, "demo", "--model", "scripted")
-	if code != exitOK || !strings.Contains(stdout, `→ list_dir {"path":"."}`) {
+	if code != exitOK || !strings.Contains(stdout, `→ list_dir {"path":"."}`) || !strings.Contains(stdout, "4 of 4 sessions completed") {
 		t.Errorf("demo against mock-llm: exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
 }
@@ -183,7 +234,7 @@ func TestMockLLM_Script(t *testing.T) {
 	}
 	url := startMockLLM(t, "--script", script)
 	code, stdout, stderr := runCLI(t.Context(), t, nil, "demo", "--base-url", url, "--model", "scripted")
-	if code != exitOK || !strings.Contains(stdout, "\nHello from the script.\n") {
+	if code != exitOK || !strings.Contains(stdout, "demo-1 answered: Hello from the script.\n") {
 		t.Errorf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
 }

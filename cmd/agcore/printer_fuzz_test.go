@@ -4,32 +4,33 @@ import (
 	"bytes"
 	"strings"
 	"testing"
+	"time"
 	"unicode"
 	"unicode/utf8"
 
 	"github.com/agcore/agcore/messages"
-	"github.com/agcore/agcore/toolsys"
 )
 
-// FuzzPrinter prints arbitrary model text, tool arguments and tool output,
-// and checks that each tool line stays one line of bounded width and that no
+// FuzzPrinter renders a turn whose text, tool arguments and tool output
+// are arbitrary (model and tool output are untrusted), off a terminal, and
+// checks that each tool line stays one line of bounded width and that no
 // control character (a terminal escape) gets through.
 func FuzzPrinter(f *testing.F) {
 	f.Add("Hello", `{"path":"."}`, "a\nb\n")
 	f.Add("", "not json", "")
 	f.Fuzz(func(t *testing.T, text, args, output string) {
 		var buf bytes.Buffer
-		p := &printer{w: &buf}
-		p.text(text)
-		p.toolCall(messages.ToolCall{Name: "t", Arguments: args})
-		p.toolResult(messages.ToolCall{Name: "t"}, toolsys.Result{Content: output})
-		if p.err != nil {
-			t.Fatal(p.err)
+		r := newRenderer(&buf, term{}, false)
+		r.event(messages.TextDelta{Text: text})
+		r.event(messages.ToolStarted{CallID: "c1", Name: "t", Arguments: args})
+		r.event(messages.ToolFinished{CallID: "c1", Name: "t", IsError: true, Content: output, Duration: time.Millisecond})
+		if r.err != nil {
+			t.Fatal(r.err)
 		}
 		out := buf.String()
-		for _, r := range out {
-			if r != '\n' && r != '\t' && unicode.IsControl(r) {
-				t.Fatalf("output holds control character %U: %q", r, out)
+		for _, c := range out {
+			if c != '\n' && c != '\t' && unicode.IsControl(c) {
+				t.Fatalf("output holds control character %U: %q", c, out)
 			}
 		}
 		text = printable(text)
@@ -38,13 +39,11 @@ func FuzzPrinter(f *testing.F) {
 			rest = strings.TrimPrefix(rest, "\n")
 		}
 		lines := strings.Split(strings.TrimSuffix(rest, "\n"), "\n")
-		if len(lines) != 2 {
-			t.Fatalf("tool lines %q, want 2 lines", rest)
+		if len(lines) != 1 {
+			t.Fatalf("tool lines %q, want 1 line", rest)
 		}
-		for _, l := range lines {
-			if n := utf8.RuneCountInString(l); n > argsWidth+16 {
-				t.Errorf("line of %d runes: %q", n, l)
-			}
+		if n := utf8.RuneCountInString(lines[0]); n > argsWidth+summaryWidth+24 {
+			t.Errorf("line of %d runes: %q", n, lines[0])
 		}
 	})
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/rs/zerolog"
 	"github.com/spf13/cobra"
 
+	"github.com/agcore/agcore/internal/config"
 	"github.com/agcore/agcore/internal/logging"
 )
 
@@ -30,6 +31,8 @@ type app struct {
 	getenv         func(string) string
 
 	logLevel, logFormat string
+	// configPath and dataDir are the global --config and --data-dir flags.
+	configPath, dataDir string
 	// log is set by the root command before any subcommand runs.
 	log zerolog.Logger
 }
@@ -61,7 +64,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 	}
 	fmt.Fprintf(stderr, "agcore: %v\n", err)
 	if _, ok := errors.AsType[*usageError](err); ok {
-		fmt.Fprintln(stderr, "Run 'agcore --help' for usage.")
+		if !errors.Is(err, config.ErrInvalid) {
+			fmt.Fprintln(stderr, "Run 'agcore --help' for usage.")
+		}
 		return exitUsage
 	}
 	return exitError
@@ -78,11 +83,21 @@ journal.
 
 Try it offline, without an API key:
 
-  agcore demo`,
-		Example: `  agcore demo
-  agcore mock-llm --addr 127.0.0.1:8080
-  OPENAI_BASE_URL=http://127.0.0.1:8080/v1 agcore demo
-  agcore version`,
+  agcore demo
+
+Settings come from flags, then the environment (OPENAI_API_KEY,
+OPENAI_BASE_URL, OPENAI_MODEL, AGCORE_DATA_DIR, AGCORE_CONFIG), then the
+configuration file (--config; default $XDG_CONFIG_HOME/agcore/config.yaml
+when it exists; see docs/agcore.example.yaml), then the defaults.
+
+Exit codes: 0 success, 1 failure, 2 usage or configuration error,
+130 interrupted.`,
+		Example: `  agcore demo --sessions 8
+  agcore run --model mock/scripted "Summarise this project"
+  OPENAI_API_KEY=sk-... agcore chat
+  agcore sessions list
+  agcore tools list
+  agcore --config ./agcore.yaml run "What does main.go do?"`,
 		Args: unknownCommand,
 		// SuggestionsFor, unlike cobra's own check, does not default this.
 		SuggestionsMinimumDistance: 2,
@@ -104,9 +119,17 @@ Try it offline, without an API key:
 	pf := root.PersistentFlags()
 	pf.StringVar(&a.logLevel, "log-level", "info", "minimum log level: debug, info, warn or error")
 	pf.StringVar(&a.logFormat, "log-format", "auto", "log format: json, console, or auto (console on a terminal, JSON otherwise)")
+	pf.StringVar(&a.configPath, "config", "", "configuration file (env AGCORE_CONFIG; default $XDG_CONFIG_HOME/agcore/config.yaml if present)")
+	pf.StringVar(&a.dataDir, "data-dir", "", "directory of the session journals (env AGCORE_DATA_DIR; default $XDG_DATA_HOME/agcore)")
 	root.AddCommand(
 		newDemoCmd(a),
+		newRunCmd(a),
+		newChatCmd(a),
+		newSessionsCmd(a),
+		newToolsCmd(a),
 		newMockLLMCmd(a),
+		newServeCmd(a),
+		newMCPCommand(a),
 		newVersionCmd(),
 	)
 	return root

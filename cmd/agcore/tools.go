@@ -1,8 +1,22 @@
 package main
 
 import (
-	"github.com/rs/zerolog"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"text/tabwriter"
+	"time"
 
+	"github.com/rs/zerolog"
+	"github.com/spf13/cobra"
+
+	"github.com/agcore/agcore/internal/config"
+	"github.com/agcore/agcore/memory"
+	"github.com/agcore/agcore/messages"
 	"github.com/agcore/agcore/toolsys"
 	"github.com/agcore/agcore/toolsys/builtin"
 )
@@ -26,4 +40,169 @@ func fileTools(log zerolog.Logger) (*toolsys.Registry, error) {
 		}
 	}
 	return reg, nil
+}
+
+// newToolsCmd returns `agcore tools` and its subcommands.
+func newToolsCmd(a *app) *cobra.Command {
+	var jsonOut bool
+	cmd := &cobra.Command{
+		Use:   "tools",
+		Short: "List the tools agents can call, and show their schemas",
+		Long: `List the tools of the configuration (the built-in tools and those of the
+configured MCP servers) with their permission level, category and tags, and
+their statistics over the sessions of the data directory; or print the JSON
+schema of one tool's arguments, as the model sees it.`,
+		Example: `  agcore tools list
+  agcore tools schema read_file`,
+		Args: unknownCommand,
+		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
+	}
+	cmd.PersistentFlags().BoolVar(&jsonOut, "json", false, "print JSON instead of text")
+	cmd.AddCommand(
+		&cobra.Command{
+			Use:   "list",
+			Short: "List the tools with their permission, category and statistics",
+			Long: `List every tool: name, permission level, category, tags, and its calls,
+errors and average duration over the sessions journaled in the data
+directory (blank when there is no data directory yet).`,
+			Example: "  agcore tools list\n  agcore tools list --json | jq -r .name",
+			Args:    noArgs,
+			RunE:    func(cmd *cobra.Command, _ []string) error { return listTools(cmd, a, jsonOut) },
+		},
+		&cobra.Command{
+			Use:     "schema NAME",
+			Short:   "Print the JSON schema of a tool's arguments",
+			Long:    "Print the normalised JSON schema of a tool's arguments, exactly as it is sent to the model, indented.",
+			Example: "  agcore tools schema read_file\n  agcore tools schema bash --json",
+			Args: func(cmd *cobra.Command, args []string) error {
+				if len(args) != 1 {
+					return &usageError{fmt.Errorf("%s takes one tool name, got %d arguments", cmd.CommandPath(), len(args))}
+				}
+				return nil
+			},
+			RunE: func(cmd *cobra.Command, args []string) error { return toolSchema(cmd, a, args[0], jsonOut) },
+		},
+	)
+	return cmd
+}
+
+// withTools builds the configured tool registry for f.
+func (a *app) withTools(ctx context.Context, f func(*config.Config, *toolsys.Registry) error) error {
+	cfg, err := a.loadConfig(config.Overrides{})
+	if err != nil {
+		return err
+	}
+	built, err := config.Build(ctx, cfg, config.BuildOptions{Getenv: a.getenv, Logger: a.log})
+	if err != nil {
+		return err
+	}
+	defer built.Close()
+	return f(cfg, built.Tools)
+}
+
+// toolInfo is a line of `tools list`.
+type toolInfo struct {
+	Name       string   `json:"name"`
+	Permission string   `json:"permission"`
+	Category   string   `json:"category,omitempty"`
+	Tags       []string `json:"tags,omitempty"`
+	Idempotent bool     `json:"idempotent"`
+	toolStats
+}
+
+// toolStats are a tool's calls over the journaled sessions.
+type toolStats struct {
+	Calls    int64         `json:"calls"`
+	Errors   int64         `json:"errors"`
+	Duration time.Duration `json:"total_duration_ns"`
+}
+
+func listTools(cmd *cobra.Command, a *app, jsonOut bool) error {
+	return a.withTools(cmd.Context(), func(cfg *config.Config, reg *toolsys.Registry) error {
+		stats, statsErr := a.journalToolStats(cmd.Context())
+		var list []toolInfo
+		for _, name := range reg.Names() {
+			info, _ := reg.Info(name)
+			list = append(list, toolInfo{Name: name, Permission: info.Tool.Permission().String(), Category: info.Category,
+				Tags: info.Tags, Idempotent: info.Tool.Idempotent(), toolStats: stats[name]})
+		}
+		out := cmd.OutOrStdout()
+		if jsonOut {
+			enc := json.NewEncoder(out)
+			for _, t := range list {
+				if err := enc.Encode(t); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+		tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "NAME\tPERMISSION\tCATEGORY\tTAGS\tCALLS\tERRORS\tAVG")
+		for _, t := range list {
+			avg := "-"
+			if t.Calls > 0 {
+				avg = formatDuration(t.Duration / time.Duration(t.Calls))
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%d\t%s\n", t.Name, t.Permission, t.Category, strings.Join(t.Tags, ","), t.Calls, t.Errors, avg)
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+		if statsErr != nil {
+			fmt.Fprintf(cmd.ErrOrStderr(), "statistics unavailable: %v\n", statsErr)
+		}
+		return nil
+	})
+}
+
+// journalToolStats sums the tool results journaled in the data directory,
+// by tool name. A data directory that does not exist yet has none.
+func (a *app) journalToolStats(ctx context.Context) (map[string]toolStats, error) {
+	stats := map[string]toolStats{}
+	err := a.withJournal(ctx, func(j memory.Journal) error {
+		for id, err := range j.Sessions(ctx) {
+			if err != nil {
+				return err
+			}
+			for e, err := range j.Read(ctx, id, 1) {
+				if err != nil {
+					return err
+				}
+				if r, ok := e.Event.(messages.ToolResult); ok {
+					s := stats[r.Name]
+					s.Calls++
+					s.Duration += r.Duration
+					if r.IsError {
+						s.Errors++
+					}
+					stats[r.Name] = s
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil && errors.Is(err, errNoDataDir) {
+		return stats, nil
+	}
+	return stats, err
+}
+
+func toolSchema(cmd *cobra.Command, a *app, name string, jsonOut bool) error {
+	return a.withTools(cmd.Context(), func(_ *config.Config, reg *toolsys.Registry) error {
+		t, ok := reg.Get(name)
+		if !ok {
+			return &usageError{fmt.Errorf("no tool named %q (known: %s)", name, strings.Join(slices.Sorted(slices.Values(reg.Names())), ", "))}
+		}
+		out := cmd.OutOrStdout()
+		if jsonOut {
+			return json.NewEncoder(out).Encode(toolsys.Definition(t))
+		}
+		var b bytes.Buffer
+		if err := json.Indent(&b, t.Schema(), "", "  "); err != nil {
+			return fmt.Errorf("schema of %s: %w", name, err)
+		}
+		fmt.Fprintf(out, "%s — %s\n\n", t.Name(), oneLine(t.Description(), 200))
+		_, err := fmt.Fprintf(out, "%s\n", b.String())
+		return err
+	})
 }

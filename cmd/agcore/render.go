@@ -1,0 +1,225 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/agcore/agcore/messages"
+)
+
+// renderer writes the events of one session's turns for a person: the
+// assistant's text as it streams, a compact line per tool call (with a
+// spinner while it runs, on a terminal, redrawn in place), notes for
+// compactions and agent switches, and a status line when the turn ends.
+// With jsonOut it writes each event as a JSON line instead. It remembers the
+// first write error and then writes nothing more. It is not safe for
+// concurrent use.
+type renderer struct {
+	w       io.Writer
+	term    term
+	jsonOut bool
+	// now reads the clock (turn durations).
+	now func() time.Time
+
+	midLine bool
+	started time.Time
+	// tools is the block of tool lines being shown; drawn is how many of
+	// its lines are on screen (on a terminal).
+	tools []*toolLine
+	drawn int
+	frame int
+	err   error
+}
+
+// toolLine is one tool call of the block.
+type toolLine struct {
+	id, name, args string
+	done, failed   bool
+	dur            time.Duration
+	content        string
+}
+
+func newRenderer(w io.Writer, t term, jsonOut bool) *renderer {
+	return &renderer{w: w, term: t, jsonOut: jsonOut, now: time.Now}
+}
+
+// spinning reports whether a tool call is running on a terminal, so that
+// tick has something to animate.
+func (r *renderer) spinning() bool {
+	if !r.term.tty || r.jsonOut {
+		return false
+	}
+	for _, t := range r.tools {
+		if !t.done {
+			return true
+		}
+	}
+	return false
+}
+
+// tick advances the spinners.
+func (r *renderer) tick() {
+	r.frame++
+	r.redraw()
+}
+
+// event renders ev.
+func (r *renderer) event(ev messages.Event) {
+	if r.jsonOut {
+		b, err := messages.MarshalEvent(ev)
+		if err != nil {
+			r.err = err
+			return
+		}
+		r.write(string(b) + "\n")
+		return
+	}
+	switch e := ev.(type) {
+	case messages.TurnStarted:
+		r.started = r.now()
+	case messages.TextDelta:
+		r.endBlock()
+		s := printable(e.Text)
+		if s != "" {
+			r.write(s)
+			r.midLine = !strings.HasSuffix(s, "\n")
+		}
+	case messages.ToolStarted:
+		r.endText()
+		r.tools = append(r.tools, &toolLine{id: e.CallID, name: printable(e.Name), args: compactArgs(e.Arguments)})
+		r.redraw()
+	case messages.ToolFinished:
+		t := r.tool(e.CallID, e.Name)
+		t.done, t.failed, t.dur, t.content = true, e.IsError, e.Duration, e.Content
+		if r.term.tty {
+			r.redraw()
+		} else {
+			r.write(r.toolText(t) + "\n")
+		}
+	case messages.ErrorEvent:
+		r.note(r.term.red("error: " + oneLine(e.Message, 200)))
+	case messages.ContextCompacted:
+		r.note(r.term.dim(fmt.Sprintf("(context compacted, %s: %d → %d tokens)", e.Kind, e.TokensBefore, e.TokensAfter)))
+	case messages.AgentChanged:
+		r.note(r.term.dim(fmt.Sprintf("(agent %s → %s)", printable(e.From), printable(e.To))))
+	case messages.ApprovalPending:
+		r.note(r.term.dim(fmt.Sprintf("(%s waits for approval: %s)", printable(e.Tool), oneLine(e.Reason, 100))))
+	case messages.SubAgentStarted:
+		r.note(r.term.dim(fmt.Sprintf("(sub-agent %s started)", printable(e.Child))))
+	case messages.TurnEnded:
+		r.endBlock()
+		r.endText()
+		r.note(r.turnSummary(e))
+	}
+}
+
+// tool returns the line of call id, adding one when the start was not seen.
+func (r *renderer) tool(id, name string) *toolLine {
+	for _, t := range r.tools {
+		if t.id == id {
+			return t
+		}
+	}
+	t := &toolLine{id: id, name: printable(name)}
+	r.tools = append(r.tools, t)
+	return t
+}
+
+// toolText is the line of one tool call: "✓ read_file {"path":"go.mod"} 3ms",
+// "✗ ... 3ms · the error", or a spinner while it runs.
+func (r *renderer) toolText(t *toolLine) string {
+	head := t.name
+	if t.args != "" && t.args != "{}" {
+		head += " " + r.term.dim(t.args)
+	}
+	switch {
+	case !t.done:
+		return r.term.cyan(spinnerFrames[r.frame%len(spinnerFrames)]) + " " + head
+	case t.failed:
+		return r.term.red(markFail) + " " + head + " " + r.term.dim(formatDuration(t.dur)) + " · " + r.term.red(oneLine(t.content, summaryWidth))
+	default:
+		return r.term.green(markOK) + " " + head + " " + r.term.dim(formatDuration(t.dur))
+	}
+}
+
+// redraw draws the tool block again, in place, on a terminal.
+func (r *renderer) redraw() {
+	if !r.term.tty || len(r.tools) == 0 {
+		return
+	}
+	var b strings.Builder
+	if r.drawn > 0 {
+		fmt.Fprintf(&b, "\x1b[%dA", r.drawn)
+	}
+	for _, t := range r.tools {
+		b.WriteString(ansiClearLine + r.toolText(t) + "\n")
+	}
+	r.drawn = len(r.tools)
+	r.write(b.String())
+}
+
+// endBlock closes the tool block: the next tools start a new one. Off a
+// terminal, calls that never finished get a line of their own.
+func (r *renderer) endBlock() {
+	if !r.term.tty {
+		for _, t := range r.tools {
+			if !t.done {
+				r.write(fmt.Sprintf("%s %s %s\n", r.term.dim("…"), t.name, r.term.dim("(did not finish)")))
+			}
+		}
+	}
+	r.tools, r.drawn = nil, 0
+}
+
+// endText ends the streamed text's line, if one is open.
+func (r *renderer) endText() {
+	if r.midLine {
+		r.write("\n")
+		r.midLine = false
+	}
+}
+
+// note writes a line of its own.
+func (r *renderer) note(s string) {
+	r.endText()
+	r.write(s + "\n")
+}
+
+// turnSummary is the status line of an ended turn.
+func (r *renderer) turnSummary(e messages.TurnEnded) string {
+	parts := []string{fmt.Sprintf("%d round trip%s", e.RoundTrips, plural(e.RoundTrips))}
+	if e.Usage.TotalTokens > 0 {
+		parts = append(parts, fmt.Sprintf("%d tokens", e.Usage.TotalTokens))
+	}
+	if e.Cost > 0 {
+		parts = append(parts, fmt.Sprintf("$%.4f", e.Cost))
+	}
+	if !r.started.IsZero() {
+		parts = append(parts, formatDuration(r.now().Sub(r.started)))
+	}
+	details := strings.Join(parts, " · ")
+	switch e.Outcome {
+	case messages.OutcomeCompleted:
+		return r.term.dim("— " + details)
+	case messages.OutcomeCancelled:
+		return r.term.red(markFail+" cancelled") + r.term.dim(" · "+details)
+	default:
+		return r.term.red(fmt.Sprintf("%s %s: %s", markFail, e.Outcome, oneLine(e.Reason, 200))) + r.term.dim(" · "+details)
+	}
+}
+
+func (r *renderer) write(s string) {
+	if r.err != nil {
+		return
+	}
+	_, r.err = io.WriteString(r.w, s)
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}

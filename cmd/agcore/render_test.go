@@ -1,0 +1,166 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agcore/agcore/messages"
+)
+
+// turnEvents is a turn with text, two parallel tool calls (one failing)
+// and a final answer.
+func turnEvents() []messages.Event {
+	return []messages.Event{
+		messages.TurnStarted{TurnID: "t1"},
+		messages.TextDelta{Text: "Let me "},
+		messages.TextDelta{Text: "look."},
+		messages.ToolStarted{CallID: "c1", Name: "read_file", Arguments: "{\n  \"path\": \"a.go\"\n}"},
+		messages.ToolStarted{CallID: "c2", Name: "read_file", Arguments: `{"path":"b.go"}`},
+		messages.ToolFinished{CallID: "c2", Name: "read_file", IsError: true, Content: "no such file", Duration: 3 * time.Millisecond},
+		messages.ToolFinished{CallID: "c1", Name: "read_file", Content: "package a\n", Duration: 12 * time.Millisecond},
+		messages.TextDelta{Text: "Done.\x1b[2J"},
+		messages.TurnEnded{Outcome: messages.OutcomeCompleted, RoundTrips: 2, Usage: messages.Usage{TotalTokens: 120}},
+	}
+}
+
+func TestRenderer(t *testing.T) {
+	tests := []struct {
+		name string
+		term term
+		want string
+	}{
+		{"plain", term{}, "Let me look.\n" +
+			"✗ read_file {\"path\":\"b.go\"} 3ms · no such file\n" +
+			"✓ read_file {\"path\":\"a.go\"} 12ms\n" +
+			"Done.[2J\n" +
+			"— 2 round trips · 120 tokens · 500ms\n"},
+		{"terminal", term{tty: true}, "Let me look.\n" +
+			"\r\x1b[2K⠋ read_file {\"path\":\"a.go\"}\n" +
+			"\x1b[1A\r\x1b[2K⠋ read_file {\"path\":\"a.go\"}\n\r\x1b[2K⠋ read_file {\"path\":\"b.go\"}\n" +
+			"\x1b[2A\r\x1b[2K⠋ read_file {\"path\":\"a.go\"}\n\r\x1b[2K✗ read_file {\"path\":\"b.go\"} 3ms · no such file\n" +
+			"\x1b[2A\r\x1b[2K✓ read_file {\"path\":\"a.go\"} 12ms\n\r\x1b[2K✗ read_file {\"path\":\"b.go\"} 3ms · no such file\n" +
+			"Done.[2J\n" +
+			"— 2 round trips · 120 tokens · 500ms\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var buf bytes.Buffer
+			r := newRenderer(&buf, tt.term, false)
+			clock := time.Unix(0, 0)
+			r.now = func() time.Time { clock = clock.Add(500 * time.Millisecond); return clock }
+			for _, ev := range turnEvents() {
+				r.event(ev)
+			}
+			if got := buf.String(); got != tt.want {
+				t.Errorf("rendered\n%q\nwant\n%q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestRenderer_Outcomes(t *testing.T) {
+	tests := []struct {
+		ev   messages.TurnEnded
+		want string
+	}{
+		{messages.TurnEnded{Outcome: messages.OutcomeCancelled, RoundTrips: 1}, "✗ cancelled · 1 round trip\n"},
+		{messages.TurnEnded{Outcome: messages.OutcomeFailed, Reason: "provider down"}, "✗ failed: provider down · 0 round trips\n"},
+		{messages.TurnEnded{Outcome: messages.OutcomeLimit, Reason: "max round trips", Cost: 0.5}, "✗ limit: max round trips · 0 round trips · $0.5000\n"},
+	}
+	for _, tt := range tests {
+		var buf bytes.Buffer
+		r := newRenderer(&buf, term{}, false)
+		r.event(tt.ev)
+		if got := buf.String(); got != tt.want {
+			t.Errorf("%s: got %q, want %q", tt.ev.Outcome, got, tt.want)
+		}
+	}
+}
+
+func TestRenderer_JSON(t *testing.T) {
+	var buf bytes.Buffer
+	r := newRenderer(&buf, term{tty: true, color: true}, true)
+	for _, ev := range turnEvents() {
+		r.event(ev)
+	}
+	lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
+	if len(lines) != len(turnEvents()) {
+		t.Fatalf("%d lines, want %d:\n%s", len(lines), len(turnEvents()), buf.String())
+	}
+	for i, l := range lines {
+		ev, err := messages.UnmarshalEvent([]byte(l))
+		if err != nil || ev.EventType() != turnEvents()[i].EventType() {
+			t.Errorf("line %d %q: %v", i, l, err)
+		}
+	}
+	if r.spinning() {
+		t.Error("a JSON renderer spins")
+	}
+}
+
+func TestRenderer_UnfinishedToolsAndColour(t *testing.T) {
+	var buf bytes.Buffer
+	r := newRenderer(&buf, term{}, false)
+	r.event(messages.ToolStarted{CallID: "c1", Name: "bash", Arguments: `{"command":"sleep 9"}`})
+	r.event(messages.TurnEnded{Outcome: messages.OutcomeCancelled})
+	if got := buf.String(); !strings.HasPrefix(got, "… bash (did not finish)\n") {
+		t.Errorf("got %q", got)
+	}
+	if got := (term{color: true}).red("x"); got != ansiRed+"x"+ansiReset {
+		t.Errorf("red = %q", got)
+	}
+	if got := termFor(&buf, func(string) string { return "" }); got.tty || got.color {
+		t.Errorf("a buffer is a terminal: %+v", got)
+	}
+}
+
+func TestRenderer_StopsAfterWriteError(t *testing.T) {
+	w := &failingWriter{}
+	r := newRenderer(w, term{}, false)
+	r.event(messages.TextDelta{Text: "a"})
+	r.event(messages.TextDelta{Text: "b"})
+	if w.calls != 1 || r.err == nil {
+		t.Errorf("writes after an error: %d calls, err %v", w.calls, r.err)
+	}
+}
+
+type failingWriter struct{ calls int }
+
+func (w *failingWriter) Write([]byte) (int, error) {
+	w.calls++
+	return 0, errors.New("closed")
+}
+
+func TestSummarize(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"", "(no output)"},
+		{"one line\n", "one line"},
+		{"a\nb\nc", "3 lines: a b c"},
+		{strings.Repeat("x", 100), strings.Repeat("x", summaryWidth-1) + "…"},
+	}
+	for _, tt := range tests {
+		if got := summarize(tt.in); got != tt.want {
+			t.Errorf("summarize(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestFormatDuration(t *testing.T) {
+	tests := []struct {
+		d    time.Duration
+		want string
+	}{
+		{850 * time.Microsecond, "850µs"},
+		{12*time.Millisecond + 300*time.Microsecond, "12ms"},
+		{1440 * time.Millisecond, "1.4s"},
+		{123 * time.Second, "2m03s"},
+	}
+	for _, tt := range tests {
+		if got := formatDuration(tt.d); got != tt.want {
+			t.Errorf("formatDuration(%v) = %q, want %q", tt.d, got, tt.want)
+		}
+	}
+}

@@ -1,0 +1,109 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/agcore/agcore/messages"
+)
+
+// runOptions are the flags of `agcore run`.
+type runOptions struct {
+	modelFlags
+	session, agent string
+	jsonOut        bool
+}
+
+// newRunCmd returns `agcore run`.
+func newRunCmd(a *app) *cobra.Command {
+	var o runOptions
+	cmd := &cobra.Command{
+		Use:   `run "<prompt>"`,
+		Short: "Run one turn and stream it to the terminal",
+		Long: `Run one turn of a session: send the prompt, stream the reply to the terminal
+with a line per tool call, and exit when the turn ends.
+
+The session is journaled in the data directory (--data-dir), so it can be
+listed, replayed, exported or continued later with --session. The model,
+agents, tools and permissions come from the configuration file (--config).
+
+Exit codes: 0 when the turn completed, 1 when it failed or hit a limit,
+2 for a usage or configuration error, 130 when interrupted (Ctrl-C cancels
+the turn, and the cancellation is journaled).`,
+		Example: `  agcore run "What does main.go do?"
+  agcore run --model mock/scripted "Summarise this project"
+  agcore run --session 20250102-150405-1a2b3c "And the tests?"
+  agcore run --json "List the files" | jq -c 'select(.type=="tool_finished")'
+  OPENAI_BASE_URL=http://127.0.0.1:11434/v1 agcore run --model llama3.2 "Hello"`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) != 1 || strings.TrimSpace(args[0]) == "" {
+				return &usageError{fmt.Errorf("%s takes one prompt argument, got %d arguments", cmd.CommandPath(), len(args))}
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error { return runTurn(cmd, a, o, args[0]) },
+	}
+	addModelFlags(cmd, &o.modelFlags)
+	f := cmd.Flags()
+	f.StringVar(&o.session, "session", "", "session to continue (default: a new session)")
+	f.StringVar(&o.agent, "agent", "", "agent profile to use for this turn (default: the session's)")
+	f.BoolVar(&o.jsonOut, "json", false, "print the turn's events as JSON lines instead of text")
+	return cmd
+}
+
+// addModelFlags adds --model, --base-url, --api-key and --workspace.
+func addModelFlags(cmd *cobra.Command, f *modelFlags) {
+	fs := cmd.Flags()
+	fs.StringVar(&f.model, "model", "", `model to use, "provider/model" or a model of the openai provider (env OPENAI_MODEL)`)
+	fs.StringVar(&f.baseURL, "base-url", "", "API root of the openai provider (env OPENAI_BASE_URL)")
+	fs.StringVar(&f.apiKey, "api-key", "", "API key of the openai provider (prefer OPENAI_API_KEY: a flag shows in the process list)")
+	fs.StringVar(&f.workspace, "workspace", "", "directory the file tools are confined to (default: the configuration's, or the current directory)")
+}
+
+func runTurn(cmd *cobra.Command, a *app, o runOptions, prompt string) error {
+	ctx := cmd.Context()
+	cfg, err := a.loadConfig(o.overrides())
+	if err != nil {
+		return err
+	}
+	rt, stop, err := a.startRuntime(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	id := o.session
+	if id == "" {
+		id = newSessionID(time.Now())
+	}
+	sess, err := rt.Open(ctx, id)
+	if err != nil {
+		return withStop(err, stop)
+	}
+	if o.agent != "" {
+		if err := sess.SwitchAgent(ctx, o.agent); err != nil {
+			return withStop(&usageError{fmt.Errorf("--agent: %w", err)}, stop)
+		}
+	}
+	out := cmd.OutOrStdout()
+	t := termFor(out, a.getenv)
+	if !o.jsonOut {
+		fmt.Fprintln(cmd.ErrOrStderr(), t.dim("session "+id))
+	}
+	r := newRenderer(out, t, o.jsonOut)
+	end, err := playTurn(ctx, sess, messages.UserText(prompt), r, nil, nil)
+	if err == nil {
+		err = turnErr(end)
+	}
+	return withStop(err, stop)
+}
+
+// withStop stops the runtime and returns err, or the error of stopping
+// when err is nil.
+func withStop(err error, stop func() error) error {
+	if serr := stop(); err == nil {
+		return serr
+	}
+	return err
+}

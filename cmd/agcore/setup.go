@@ -1,0 +1,119 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/agcore/agcore/actors"
+	"github.com/agcore/agcore/internal/config"
+	"github.com/agcore/agcore/messages"
+)
+
+// shutdownTimeout bounds the wait for the turns in flight when a command
+// ends.
+const shutdownTimeout = 10 * time.Second
+
+// modelFlags are the flags that point a command at a model endpoint.
+type modelFlags struct {
+	model, baseURL, apiKey, workspace string
+}
+
+// overrides returns the flags as configuration overrides.
+func (f modelFlags) overrides() config.Overrides {
+	return config.Overrides{Model: f.model, BaseURL: f.baseURL, APIKey: f.apiKey, Workspace: f.workspace}
+}
+
+// loadConfig resolves the configuration: the defaults, the file (--config,
+// $AGCORE_CONFIG, or the XDG location when it exists), the environment,
+// then the flags in o and --data-dir. A configuration that is not valid is
+// an error that exits with exitUsage.
+func (a *app) loadConfig(o config.Overrides) (*config.Config, error) {
+	cfg := config.Default()
+	if path := config.Path(a.configPath, a.getenv); path != "" {
+		var err error
+		if cfg, err = config.Load(path); err != nil {
+			return nil, &usageError{err}
+		}
+	}
+	if err := cfg.ApplyEnv(a.getenv); err != nil {
+		return nil, &usageError{err}
+	}
+	if o.DataDir == "" {
+		o.DataDir = a.dataDir
+	}
+	if err := cfg.Apply(o); err != nil {
+		return nil, &usageError{err}
+	}
+	if cfg.DataDir == "" {
+		dir, err := config.DataDirFor(a.getenv)
+		if err != nil {
+			return nil, &usageError{err}
+		}
+		cfg.DataDir = dir
+	}
+	return cfg, nil
+}
+
+// startRuntime starts a runtime journaling into cfg's data directory. stop
+// shuts it down, waiting for the turns in flight a bounded time, and
+// releases what the configuration opened.
+func (a *app) startRuntime(ctx context.Context, cfg *config.Config) (rt *actors.Runtime, stop func() error, err error) {
+	built, err := config.Build(ctx, cfg, config.BuildOptions{Getenv: a.getenv, Logger: runtimeLogger(a.log)})
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
+		_ = built.Close()
+		return nil, nil, fmt.Errorf("data directory: %w", err)
+	}
+	if rt, err = actors.New(built.Runtime); err != nil {
+		_ = built.Close()
+		return nil, nil, err
+	}
+	stop = func() error {
+		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), shutdownTimeout)
+		defer cancel()
+		return errors.Join(rt.Shutdown(sctx), built.Close())
+	}
+	return rt, stop, nil
+}
+
+// newSessionID returns a fresh session id that sorts by creation time:
+// "20250102-150405-1a2b3c".
+func newSessionID(now time.Time) string {
+	var b [3]byte
+	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails
+	return now.UTC().Format("20060102-150405") + "-" + hex.EncodeToString(b[:])
+}
+
+// turnErr is the error a command returns for a turn that did not
+// complete: nil for a completed turn.
+func turnErr(e messages.TurnEnded) error {
+	switch e.Outcome {
+	case messages.OutcomeCompleted:
+		return nil
+	case messages.OutcomeCancelled:
+		return fmt.Errorf("turn %d cancelled: %s", e.Turn, e.Reason)
+	default:
+		return fmt.Errorf("turn %d %s: %s", e.Turn, e.Outcome, e.Reason)
+	}
+}
+
+// runtimeLogger is the logger of a runtime the command line starts: at
+// the default level (info) it shows warnings and errors only, so that the
+// actor system's lifecycle notes do not mix with a command's output;
+// --log-level debug shows everything.
+func runtimeLogger(log zerolog.Logger) zerolog.Logger {
+	l := component(log, "runtime")
+	if l.GetLevel() == zerolog.InfoLevel {
+		l = l.Level(zerolog.WarnLevel)
+	}
+	return l
+}

@@ -1,0 +1,56 @@
+package main
+
+import (
+	"io"
+
+	"github.com/agcore/agcore/internal/logging"
+)
+
+// term describes where output goes: a terminal (live, redrawn views) or
+// not (plain lines), and whether to use colours.
+type term struct {
+	// tty is true when the output is a terminal.
+	tty bool
+	// color is true on a terminal unless NO_COLOR is set.
+	color bool
+}
+
+// termFor describes w, honouring NO_COLOR (https://no-color.org).
+func termFor(w io.Writer, getenv func(string) string) term {
+	tty := logging.IsTerminal(w)
+	return term{tty: tty, color: tty && getenv("NO_COLOR") == ""}
+}
+
+// ANSI styles.
+const (
+	ansiReset = "\x1b[0m"
+	ansiBold  = "\x1b[1m"
+	ansiDim   = "\x1b[2m"
+	ansiRed   = "\x1b[31m"
+	ansiGreen = "\x1b[32m"
+	ansiCyan  = "\x1b[36m"
+	// ansiClearLine returns to the start of the line and clears it.
+	ansiClearLine = "\r\x1b[2K"
+)
+
+func (t term) paint(code, s string) string {
+	if !t.color || s == "" {
+		return s
+	}
+	return code + s + ansiReset
+}
+
+func (t term) dim(s string) string   { return t.paint(ansiDim, s) }
+func (t term) bold(s string) string  { return t.paint(ansiBold, s) }
+func (t term) red(s string) string   { return t.paint(ansiRed, s) }
+func (t term) green(s string) string { return t.paint(ansiGreen, s) }
+func (t term) cyan(s string) string  { return t.paint(ansiCyan, s) }
+
+// spinnerFrames animate a running tool call on a terminal.
+var spinnerFrames = []string{"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"}
+
+// Marks of a finished tool call or turn.
+const (
+	markOK   = "✓"
+	markFail = "✗"
+)

@@ -1,0 +1,275 @@
+package config
+
+import "time"
+
+// Defaults of the configuration, as Default returns them.
+const (
+	// DefaultModel is the model of agents that name none.
+	DefaultModel = "openai/gpt-4o-mini"
+	// DefaultMockModel is the model the built-in mock provider answers as.
+	DefaultMockModel = "mock/scripted"
+	// DefaultProviderTimeout bounds one model call attempt of an
+	// openai-type provider (see Provider.Timeout).
+	DefaultProviderTimeout = 120 * time.Second
+	// DefaultMaxRoundTrips is Limits.MaxRoundTrips when the file sets none.
+	DefaultMaxRoundTrips = 10
+	// DefaultToolTimeout is Limits.ToolTimeout when the file sets none.
+	DefaultToolTimeout = 60 * time.Second
+	// DefaultMaxParallelTools is Limits.MaxParallelTools when the file sets
+	// none.
+	DefaultMaxParallelTools = 8
+	// DefaultMCPCallTimeout bounds one MCP tool call when a server sets no
+	// call_timeout.
+	DefaultMCPCallTimeout = 60 * time.Second
+)
+
+// The provider types.
+const (
+	// TypeOpenAI is any OpenAI-compatible endpoint (OpenAI, Ollama, vLLM,
+	// llama.cpp, ...).
+	TypeOpenAI = "openai"
+	// TypeScripted is the deterministic, offline scripted model: the demo
+	// script, or the rules of Provider.Script.
+	TypeScripted = "scripted"
+)
+
+// Config is the agcore configuration file. Every field has a documented
+// default (see Default); Load fills in what a file leaves out and validates
+// every field.
+type Config struct {
+	// DataDir is where sessions are journaled. Empty means
+	// $XDG_DATA_HOME/agcore (or ~/.local/share/agcore); see DataDirFor.
+	DataDir string `yaml:"data_dir"`
+	// Workspace is the directory the file tools are confined to. Empty
+	// means the current directory.
+	Workspace string `yaml:"workspace"`
+	// Durability says when a journal append reaches disk: "sync" (fsync
+	// each append, the default), "batch" (group commit) or "none".
+	Durability string `yaml:"durability"`
+	// DefaultModel is the "provider/model" of agents that name no model.
+	// Default DefaultModel.
+	DefaultModel string `yaml:"default_model"`
+	// DefaultAgent is the agent of a new session. Empty means the first of
+	// Agents.
+	DefaultAgent string `yaml:"default_agent"`
+	// BasePrompt is the first layer of every system prompt, a
+	// text/template. Empty means none.
+	BasePrompt string `yaml:"base_prompt"`
+
+	// Providers are the model endpoints, by name. A file that lists
+	// providers replaces the default list ("openai" and "mock").
+	Providers []Provider `yaml:"providers"`
+	// Models price the models, by model name or name prefix. Empty means
+	// every call is free.
+	Models []Model `yaml:"models"`
+	// Agents are the agent profiles. Empty means one agent, "default",
+	// with no prompt of its own and every tool.
+	Agents []Agent `yaml:"agents"`
+	// MCPServers are the MCP servers whose tools agents may call.
+	MCPServers []MCPServer `yaml:"mcp_servers"`
+	// Permissions decide which tool calls run without asking.
+	Permissions Permissions `yaml:"permissions"`
+	// Limits bound turns and sessions.
+	Limits Limits `yaml:"limits"`
+}
+
+// Provider is one model endpoint.
+type Provider struct {
+	// Name is how "provider/model" references name it: 1 to 32 of
+	// [a-zA-Z0-9_-]. Required, unique.
+	Name string `yaml:"name"`
+	// Type is TypeOpenAI or TypeScripted. Required.
+	Type string `yaml:"type"`
+	// BaseURL is the API root of an openai provider. Empty means
+	// https://api.openai.com/v1.
+	BaseURL string `yaml:"base_url"`
+	// APIKeyEnv is the NAME of the environment variable that holds the API
+	// key of an openai provider (the key itself never goes in the file).
+	// Empty means no key is sent.
+	APIKeyEnv string `yaml:"api_key_env"`
+	// DefaultModel is the model asked when a reference names only the
+	// provider ("openai/"). Empty means the reference must name a model.
+	DefaultModel string `yaml:"default_model"`
+	// Timeout bounds one attempt of a model call (for a stream, every wait
+	// for more of it). Zero means DefaultProviderTimeout.
+	Timeout time.Duration `yaml:"timeout"`
+	// Script is the script file (.json, .yaml or .yml) of a scripted
+	// provider, relative to the config file. Empty means the demo script.
+	Script string `yaml:"script"`
+
+	// APIKey is an API key given on the command line (--api-key). It is
+	// never read from the file, and wins over APIKeyEnv.
+	APIKey string `yaml:"-"`
+}
+
+// Model prices one model, in currency units per million tokens.
+type Model struct {
+	// Name is a model name ("gpt-4o-mini") or a prefix of model names
+	// ("gpt-4o" prices "gpt-4o-2024-08-06"). Required, unique.
+	Name string `yaml:"name"`
+	// InputPerMillion prices prompt tokens not served from a cache.
+	InputPerMillion float64 `yaml:"input_per_million"`
+	// CachedInputPerMillion prices prompt tokens served from a cache.
+	CachedInputPerMillion float64 `yaml:"cached_input_per_million"`
+	// OutputPerMillion prices completion tokens.
+	OutputPerMillion float64 `yaml:"output_per_million"`
+}
+
+// Agent is an agent profile.
+type Agent struct {
+	// Name identifies the agent (/agent NAME in chat). Required, unique.
+	Name string `yaml:"name"`
+	// Description says what the agent is for.
+	Description string `yaml:"description"`
+	// Prompt is the agent's layer of the system prompt, a text/template
+	// over Vars and Session, Agent, Turn, Date and Workspace. A variable
+	// that is not defined is an error.
+	Prompt string `yaml:"prompt"`
+	// Vars are the agent's template variables.
+	Vars map[string]string `yaml:"vars"`
+	// Model is the "provider/model" the agent talks to. Empty means
+	// Config.DefaultModel.
+	Model string `yaml:"model"`
+	// Tools is the allow-list of tool names or patterns ("mcp__fs__*").
+	// Omitted means every tool; an empty list means none.
+	Tools []string `yaml:"tools"`
+	// Retrieve enables retrieved knowledge for the agent.
+	Retrieve bool `yaml:"retrieve"`
+	// Limits override the global limits field by field; zero fields keep
+	// the global value, and mid_turn is always the global one.
+	Limits Limits `yaml:"limits"`
+}
+
+// MCPServer is one MCP server. Exactly one of Command and URL is set.
+type MCPServer struct {
+	// Name prefixes the server's tools (mcp__<name>__<tool>): 1 to 32 of
+	// [a-zA-Z0-9_-]. Required, unique.
+	Name string `yaml:"name"`
+	// Command starts a stdio server, with Args, extra Env entries
+	// ("KEY=value") and working directory Dir (empty: agcore's).
+	Command string   `yaml:"command"`
+	Args    []string `yaml:"args"`
+	Env     []string `yaml:"env"`
+	Dir     string   `yaml:"dir"`
+	// URL is a Streamable HTTP endpoint, sent Headers with every request.
+	URL     string            `yaml:"url"`
+	Headers map[string]string `yaml:"headers"`
+	// BearerTokenEnv is the NAME of the environment variable holding a
+	// bearer token for URL. Empty means none.
+	BearerTokenEnv string `yaml:"bearer_token_env"`
+	// Permission is the level the permission pipeline checks for the
+	// server's tools: none, read-only, write or execute. Empty means
+	// execute.
+	Permission string `yaml:"permission"`
+	// CallTimeout bounds one tool call. Zero means DefaultMCPCallTimeout.
+	CallTimeout time.Duration `yaml:"call_timeout"`
+}
+
+// Permissions configure the permission pipeline every tool call passes:
+// deny rules, then the mode, then allow rules. There is no approver in the
+// command line, so a call that would need approval is denied.
+type Permissions struct {
+	// Mode is "ask" (read-only tools run), "read-only", "accept-edits"
+	// (tools up to write run; the default) or "bypass" (everything that no
+	// deny rule stops runs).
+	Mode string `yaml:"mode"`
+	// Allow rules ("bash(go test *)", "write_file(docs/**)") run matching
+	// calls without asking.
+	Allow []string `yaml:"allow"`
+	// Deny rules refuse matching calls in every mode.
+	Deny []string `yaml:"deny"`
+}
+
+// Limits bound what turns and sessions may spend.
+type Limits struct {
+	// MaxRoundTrips is the number of model calls one turn may make. Zero
+	// means DefaultMaxRoundTrips.
+	MaxRoundTrips int `yaml:"max_round_trips"`
+	// ToolTimeout is the deadline of one tool call. Zero means
+	// DefaultToolTimeout.
+	ToolTimeout time.Duration `yaml:"tool_timeout"`
+	// MaxParallelTools is how many tool calls of one reply run at once.
+	// Zero means DefaultMaxParallelTools.
+	MaxParallelTools int `yaml:"max_parallel_tools"`
+	// MaxTokens is a session's token budget. Zero means unlimited.
+	MaxTokens int64 `yaml:"max_tokens"`
+	// MaxCost is a session's cost budget, in the prices' currency. Zero
+	// means unlimited.
+	MaxCost float64 `yaml:"max_cost"`
+	// MidTurn says what happens to a message sent while a turn runs:
+	// "queue" (the default), "interrupt" or "reject".
+	MidTurn string `yaml:"mid_turn"`
+}
+
+// Default returns the configuration used when there is no file: an openai
+// provider reading OPENAI_API_KEY, the offline "mock" provider, one default
+// agent, accept-edits permissions and the default limits.
+func Default() *Config {
+	return &Config{
+		Durability:   "sync",
+		DefaultModel: DefaultModel,
+		Providers: []Provider{
+			{Name: "openai", Type: TypeOpenAI, APIKeyEnv: "OPENAI_API_KEY", DefaultModel: "gpt-4o-mini", Timeout: DefaultProviderTimeout},
+			{Name: "mock", Type: TypeScripted},
+		},
+		Permissions: Permissions{Mode: "accept-edits"},
+		Limits: Limits{
+			MaxRoundTrips:    DefaultMaxRoundTrips,
+			ToolTimeout:      DefaultToolTimeout,
+			MaxParallelTools: DefaultMaxParallelTools,
+			MidTurn:          "queue",
+		},
+	}
+}
+
+// fillDefaults sets the defaults of the fields a file left empty.
+func (c *Config) fillDefaults() {
+	d := Default()
+	if c.Durability == "" {
+		c.Durability = d.Durability
+	}
+	if c.DefaultModel == "" {
+		c.DefaultModel = d.DefaultModel
+	}
+	if c.Providers == nil {
+		c.Providers = d.Providers
+	}
+	for i := range c.Providers {
+		if c.Providers[i].Type == TypeOpenAI && c.Providers[i].Timeout == 0 {
+			c.Providers[i].Timeout = DefaultProviderTimeout
+		}
+	}
+	for i := range c.MCPServers {
+		if c.MCPServers[i].Permission == "" {
+			c.MCPServers[i].Permission = "execute"
+		}
+		if c.MCPServers[i].CallTimeout == 0 {
+			c.MCPServers[i].CallTimeout = DefaultMCPCallTimeout
+		}
+	}
+	if c.Permissions.Mode == "" {
+		c.Permissions.Mode = d.Permissions.Mode
+	}
+	if c.Limits.MaxRoundTrips == 0 {
+		c.Limits.MaxRoundTrips = d.Limits.MaxRoundTrips
+	}
+	if c.Limits.ToolTimeout == 0 {
+		c.Limits.ToolTimeout = d.Limits.ToolTimeout
+	}
+	if c.Limits.MaxParallelTools == 0 {
+		c.Limits.MaxParallelTools = d.Limits.MaxParallelTools
+	}
+	if c.Limits.MidTurn == "" {
+		c.Limits.MidTurn = d.Limits.MidTurn
+	}
+}
+
+// provider returns the provider named name, or nil.
+func (c *Config) provider(name string) *Provider {
+	for i := range c.Providers {
+		if c.Providers[i].Name == name {
+			return &c.Providers[i]
+		}
+	}
+	return nil
+}

@@ -1,0 +1,274 @@
+package config
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/agcore/agcore/actors"
+	"github.com/agcore/agcore/memory"
+	"github.com/agcore/agcore/messages"
+)
+
+func TestLoad_Example(t *testing.T) {
+	cfg, err := Load(filepath.Join("..", "..", "docs", "agcore.example.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := len(cfg.Agents); got != 2 || cfg.Agents[0].Name != "coder" {
+		t.Errorf("agents = %+v", cfg.Agents)
+	}
+	if cfg.Limits.ToolTimeout != time.Minute || cfg.Limits.MidTurn != "queue" {
+		t.Errorf("limits = %+v", cfg.Limits)
+	}
+	built, err := Build(t.Context(), cfg, BuildOptions{Getenv: func(string) string { return "" }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer built.Close()
+	if got := built.Runtime.Providers.Names(); !cmp.Equal(got, []string{"local", "mock", "openai"}) {
+		t.Errorf("providers = %v", got)
+	}
+	if p := built.Runtime.Prices["gpt-4o"]; p.OutputPerMillion != 10 {
+		t.Errorf("price of gpt-4o = %+v", p)
+	}
+	if _, ok := built.Tools.Get("bash"); !ok {
+		t.Error("bash is not registered")
+	}
+}
+
+func TestDefault_IsValid(t *testing.T) {
+	if err := Default().Validate(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestParse_EmptyFileIsDefault(t *testing.T) {
+	cfg, err := Parse("empty.yaml", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(Default(), cfg); diff != "" {
+		t.Errorf("(-want +got)\n%s", diff)
+	}
+}
+
+func TestParse_Errors(t *testing.T) {
+	tests := []struct {
+		name, yaml string
+		want       string // the first problem, exactly
+	}{
+		{"syntax", "limits:\n  max_round_trips: 3\n\tmid_turn: queue\n", "agcore.yaml:2: invalid YAML: found a tab character that violates indentation"},
+		{"unknown top-level key", "agents: []\nmodle: x\n", `agcore.yaml:2: modle: unknown key`},
+		{"unknown nested key", "agents:\n  - name: a\n    modle: openai/x\n", `agcore.yaml:3: agents[0].modle: unknown key; did you mean "model"?`},
+		{"wrong type", "limits:\n  max_round_trips: many\n", `agcore.yaml:2: limits.max_round_trips: want an integer, got "many"`},
+		{"duration as number", "limits:\n  tool_timeout: 30\n", `agcore.yaml:2: limits.tool_timeout: want a duration such as "30s" or "1m30s", got "30"`},
+		{"unknown provider", "agents:\n  - name: a\n  - name: b\n    model: foo/bar\n", `agcore.yaml:4: agents[1].model: unknown provider "foo" (known: openai, mock)`},
+		{"bad durability", "durability: always\n", `agcore.yaml:1: durability: unknown durability "always" (known: sync, batch, none)`},
+		{"provider type", "providers:\n  - name: x\n    type: claude\ndefault_model: x/m\n", `agcore.yaml:3: providers[0].type: unknown provider type "claude" (known: openai, scripted)`},
+		{"duplicate provider", "providers:\n  - {name: x, type: scripted}\n  - {name: x, type: scripted}\ndefault_model: x/m\n", `agcore.yaml:3: providers[1].name: duplicate provider "x"`},
+		{"api key in file", "providers:\n  - name: openai\n    type: openai\n    api_key_env: sk-abc123\n", `agcore.yaml:4: providers[0].api_key_env: want the NAME of an environment variable (such as OPENAI_API_KEY), never the key itself`},
+		{"base url", "providers:\n  - name: openai\n    type: openai\n    base_url: ftp://x\n    default_model: m\n", `agcore.yaml:4: providers[0].base_url: want an http or https URL, got "ftp://x"`},
+		{"scripted with base url", "providers:\n  - name: mock\n    type: scripted\n    base_url: http://x\ndefault_model: mock/s\n", `agcore.yaml:4: providers[0].base_url: only for type openai`},
+		{"missing script", "providers:\n  - name: mock\n    type: scripted\n    script: nope.yaml\ndefault_model: mock/s\n", `agcore.yaml:4: providers[0].script: `},
+		{"model ref without slash", "default_model: gpt-4o\n", `agcore.yaml:1: default_model: want "provider/model", got "gpt-4o"`},
+		{"negative price", "models:\n  - name: m\n    output_per_million: -1\n", `agcore.yaml:3: models[0].output_per_million: must not be negative, got -1`},
+		{"unnamed model", "models:\n  - input_per_million: 1\n", `agcore.yaml:2: models[0].name: required`},
+		{"bad agent name", "agents:\n  - name: two words\n", `agcore.yaml:2: agents[0].name: want 1 to 64 of [a-zA-Z0-9_.-], got "two words"`},
+		{"duplicate agent", "agents:\n  - name: a\n  - name: a\n", `agcore.yaml:3: agents[1].name: duplicate agent "a"`},
+		{"bad template", "agents:\n  - name: a\n    prompt: \"{{.X\"\n", `agcore.yaml:3: agents[0].prompt: template: a:1: `},
+		{"bad tool pattern", "agents:\n  - name: a\n    tools: [\"[\"]\n", `agcore.yaml:3: agents[0].tools[0]: invalid tool pattern "["`},
+		{"agent mid_turn", "agents:\n  - name: a\n    limits:\n      mid_turn: reject\n", `agcore.yaml:4: agents[0].limits.mid_turn: set mid_turn in the global limits only`},
+		{"unknown default agent", "agents:\n  - name: a\ndefault_agent: b\n", `agcore.yaml:3: default_agent: unknown agent "b" (known: a)`},
+		{"mcp neither", "mcp_servers:\n  - name: fs\n", `agcore.yaml:2: mcp_servers[0]: set command (a stdio server) or url (an HTTP server)`},
+		{"mcp both", "mcp_servers:\n  - name: fs\n    command: x\n    url: http://h/mcp\n", `agcore.yaml:2: mcp_servers[0]: set command or url, not both`},
+		{"mcp bad env", "mcp_servers:\n  - name: fs\n    command: x\n    env: [NOEQUALS]\n", `agcore.yaml:4: mcp_servers[0].env[0]: want KEY=value, got "NOEQUALS"`},
+		{"mcp headers on stdio", "mcp_servers:\n  - name: fs\n    command: x\n    headers: {A: b}\n", `agcore.yaml:4: mcp_servers[0].headers: only for a server with url`},
+		{"mcp permission", "mcp_servers:\n  - name: fs\n    url: http://h/mcp\n    permission: root\n", `agcore.yaml:4: mcp_servers[0].permission: unknown permission "root"`},
+		{"permission mode", "permissions:\n  mode: yolo\n", `agcore.yaml:2: permissions.mode: unknown permission mode "yolo"`},
+		{"permission rule", "permissions:\n  deny: [\"bash(\"]\n", `agcore.yaml:2: permissions.deny[0]: `},
+		{"negative limit", "limits:\n  max_parallel_tools: -2\n", `agcore.yaml:2: limits.max_parallel_tools: must not be negative, got -2`},
+		{"negative timeout", "limits:\n  tool_timeout: -1s\n", `agcore.yaml:2: limits.tool_timeout: must not be negative, got -1s`},
+		{"mid turn", "limits:\n  mid_turn: drop\n", `agcore.yaml:2: limits.mid_turn: unknown mid-turn policy "drop" (known: queue, interrupt, reject)`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Parse("agcore.yaml", []byte(tt.yaml))
+			if !errors.Is(err, ErrInvalid) {
+				t.Fatalf("err = %v, want ErrInvalid", err)
+			}
+			var ce *Error
+			if !errors.As(err, &ce) || len(ce.Problems) == 0 {
+				t.Fatalf("err = %#v, want *Error with problems", err)
+			}
+			if got := ce.Problems[0].String(); !strings.HasPrefix(got, tt.want) {
+				t.Errorf("first problem:\n got %s\nwant %s...\n(all: %v)", got, tt.want, err)
+			}
+		})
+	}
+}
+
+func TestParse_RelativePaths(t *testing.T) {
+	dir := t.TempDir()
+	script := filepath.Join(dir, "rules.yaml")
+	if err := os.WriteFile(script, []byte("rules:\n  - match: {any: true}\n    reply: {text: hi}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := Parse(filepath.Join(dir, "agcore.yaml"), []byte(
+		"workspace: ws\nproviders:\n  - {name: mock, type: scripted, script: rules.yaml}\ndefault_model: mock/x\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Workspace != filepath.Join(dir, "ws") || cfg.Providers[0].Script != script {
+		t.Errorf("workspace %q, script %q", cfg.Workspace, cfg.Providers[0].Script)
+	}
+}
+
+func TestPrecedence(t *testing.T) {
+	file := "data_dir: /from/file\ndefault_model: mock/scripted\nproviders:\n" +
+		"  - {name: openai, type: openai, base_url: \"http://file:1/v1\", default_model: m}\n  - {name: mock, type: scripted}\n"
+	env := map[string]string{EnvDataDir: "/from/env", EnvOpenAIBaseURL: "http://env:2/v1", EnvOpenAIModel: "env-model"}
+	tests := []struct {
+		name                    string
+		env                     map[string]string
+		flags                   Overrides
+		wantData, wantURL, want string
+	}{
+		{"file", nil, Overrides{}, "/from/file", "http://file:1/v1", "mock/scripted"},
+		{"environment over file", env, Overrides{}, "/from/env", "http://env:2/v1", "openai/env-model"},
+		{"flags over environment", env, Overrides{DataDir: "/from/flag", BaseURL: "http://flag:3/v1", Model: "mock/x"}, "/from/flag", "http://flag:3/v1", "mock/x"},
+		{"bare flag model is an openai model", nil, Overrides{Model: "gpt-4.1"}, "/from/file", "http://file:1/v1", "openai/gpt-4.1"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg, err := Parse("agcore.yaml", []byte(file))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := cfg.ApplyEnv(func(k string) string { return tt.env[k] }); err != nil {
+				t.Fatal(err)
+			}
+			if err := cfg.Apply(tt.flags); err != nil {
+				t.Fatal(err)
+			}
+			got := []string{cfg.DataDir, cfg.provider("openai").BaseURL, cfg.DefaultModel}
+			if diff := cmp.Diff([]string{tt.wantData, tt.wantURL, tt.want}, got); diff != "" {
+				t.Errorf("(-want +got)\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestApply_Errors(t *testing.T) {
+	tests := []struct {
+		name string
+		o    Overrides
+		want string
+	}{
+		{"unknown provider", Overrides{Model: "foo/bar"}, `--model: unknown provider "foo" (known: openai, mock)`},
+		{"bad url", Overrides{BaseURL: "nope"}, `providers[0].base_url: want an http or https URL, got "nope"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := Default().Apply(tt.o)
+			if !errors.Is(err, ErrInvalid) || err.Error() != tt.want {
+				t.Errorf("err = %v, want %s", err, tt.want)
+			}
+		})
+	}
+}
+
+func TestPathAndDataDir(t *testing.T) {
+	dir := t.TempDir()
+	env := map[string]string{"XDG_CONFIG_HOME": dir, "XDG_DATA_HOME": "/xdg/data"}
+	getenv := func(k string) string { return env[k] }
+	if got := Path("", getenv); got != "" {
+		t.Errorf("Path without a file = %q, want empty", got)
+	}
+	want := filepath.Join(dir, "agcore", "config.yaml")
+	if err := os.MkdirAll(filepath.Dir(want), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(want, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got := Path("", getenv); got != want {
+		t.Errorf("Path = %q, want %q", got, want)
+	}
+	env[EnvConfig] = "/env/agcore.yaml"
+	if got := Path("", getenv); got != "/env/agcore.yaml" {
+		t.Errorf("Path with %s = %q", EnvConfig, got)
+	}
+	if got := Path("flag.yaml", getenv); got != "flag.yaml" {
+		t.Errorf("Path with a flag = %q", got)
+	}
+	if got, err := DataDirFor(getenv); err != nil || got != "/xdg/data/agcore" {
+		t.Errorf("DataDirFor = %q, %v", got, err)
+	}
+}
+
+func TestBuild_Runtime(t *testing.T) {
+	cfg, err := Parse("agcore.yaml", []byte(`
+default_model: mock/scripted
+durability: none
+agents:
+  - name: helper
+    prompt: "You help {{.Who}}."
+    vars: {Who: everyone}
+    tools: [list_dir, read_file, write_file]
+limits:
+  max_round_trips: 5
+  mid_turn: reject
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Workspace = t.TempDir()
+	built, err := Build(t.Context(), cfg, BuildOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer built.Close()
+	rc := built.Runtime
+	if rc.Limits.MaxRoundTrips != 5 || rc.Limits.MidTurn != actors.MidTurnReject || rc.Durability != memory.DurabilityNone {
+		t.Errorf("limits %+v, durability %v", rc.Limits, rc.Durability)
+	}
+	rc.DataDir = ""
+	rt, err := actors.NewInMemory(rc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		_ = rt.Shutdown(ctx)
+	}()
+	sess, err := rt.Open(t.Context(), "s1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(cfg.Workspace, "README.md"), []byte("# x\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(cfg.Workspace, "go.mod"), []byte("module x\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res, err := sess.Submit(t.Context(), messages.UserText("summarise"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Outcome != "completed" || len(res.ToolCalls) != 4 {
+		t.Errorf("outcome %s, %d tool calls: %+v", res.Outcome, len(res.ToolCalls), res.ToolCalls)
+	}
+	for _, c := range res.ToolCalls {
+		if c.IsError {
+			t.Errorf("tool call %s failed: %s", c.Name, c.Content)
+		}
+	}
+}

@@ -1,0 +1,257 @@
+package config
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/rs/zerolog"
+
+	"github.com/agcore/agcore/actors"
+	"github.com/agcore/agcore/providers"
+	"github.com/agcore/agcore/providers/openai"
+	"github.com/agcore/agcore/providers/scripted"
+	"github.com/agcore/agcore/toolsys"
+	"github.com/agcore/agcore/toolsys/builtin"
+	"github.com/agcore/agcore/toolsys/mcp"
+)
+
+// BuildOptions are what Build needs besides the Config.
+type BuildOptions struct {
+	// Getenv reads the variables named by api_key_env and
+	// bearer_token_env. Nil means os.Getenv.
+	Getenv func(string) string
+	// Logger is the runtime's logger. The zero Logger discards.
+	Logger zerolog.Logger
+	// SkipMCP leaves the MCP servers unconnected (for commands that only
+	// list the built-in tools).
+	SkipMCP bool
+}
+
+// Built is a runtime configuration made from a Config, with the resources
+// it holds (MCP connections, background processes of bash).
+type Built struct {
+	// Runtime is the configuration to pass to actors.New. Its DataDir is
+	// the Config's; clear it to run in memory.
+	Runtime actors.Config
+	// Tools is the tool registry of Runtime.
+	Tools *toolsys.Registry
+
+	closers []func() error
+}
+
+// Close releases what Build opened. Call it after the runtime has shut
+// down.
+func (b *Built) Close() error {
+	var errs []error
+	for i := len(b.closers) - 1; i >= 0; i-- {
+		errs = append(errs, b.closers[i]())
+	}
+	b.closers = nil
+	return errors.Join(errs...)
+}
+
+// Build makes the runtime configuration of c: a provider registry with
+// every provider (the default one being that of default_model), the price
+// table, the agent profiles, the limits, and a tool registry holding the
+// built-in tools confined to the workspace and the tools of every MCP
+// server, behind the permission pipeline. ctx bounds connecting to the
+// MCP servers.
+func Build(ctx context.Context, c *Config, opts BuildOptions) (*Built, error) {
+	if opts.Getenv == nil {
+		opts.Getenv = os.Getenv
+	}
+	b := &Built{}
+	ok := false
+	defer func() {
+		if !ok {
+			_ = b.Close()
+		}
+	}()
+	provs, err := c.providers(opts)
+	if err != nil {
+		return nil, err
+	}
+	if b.Tools, err = b.tools(ctx, c, opts); err != nil {
+		return nil, err
+	}
+	dir := c.Workspace
+	if dir == "" {
+		if dir, err = os.Getwd(); err != nil {
+			return nil, fmt.Errorf("config: workspace: %w", err)
+		}
+	}
+	ws, err := toolsys.NewWorkspace(dir)
+	if err != nil {
+		return nil, fmt.Errorf("config: workspace: %w", err)
+	}
+	durability, err := parseDurability(c.Durability)
+	if err != nil {
+		return nil, fmt.Errorf("config: %w", err)
+	}
+	midTurn, err := parseMidTurn(c.Limits.MidTurn)
+	if err != nil {
+		return nil, fmt.Errorf("config: %w", err)
+	}
+	limits := c.Limits.actors()
+	limits.MidTurn = midTurn
+	prices := providers.PriceTable{}
+	for _, m := range c.Models {
+		prices[m.Name] = providers.Price{InputPerMillion: m.InputPerMillion,
+			CachedInputPerMillion: m.CachedInputPerMillion, OutputPerMillion: m.OutputPerMillion}
+	}
+	agents := make([]actors.AgentProfile, len(c.Agents))
+	for i, a := range c.Agents {
+		vars := make(map[string]any, len(a.Vars))
+		for k, v := range a.Vars {
+			vars[k] = v
+		}
+		agents[i] = actors.AgentProfile{Name: a.Name, Description: a.Description, Prompt: a.Prompt, Vars: vars,
+			Model: a.Model, Tools: a.Tools, Limits: a.Limits.actors(), Retrieve: a.Retrieve}
+	}
+	b.Runtime = actors.Config{
+		DataDir:      c.DataDir,
+		Durability:   durability,
+		Providers:    provs,
+		Model:        c.DefaultModel,
+		Prices:       prices,
+		Tools:        b.Tools,
+		Workspace:    ws,
+		Agents:       agents,
+		DefaultAgent: c.DefaultAgent,
+		BasePrompt:   c.BasePrompt,
+		Limits:       limits,
+		Logger:       opts.Logger,
+	}
+	ok = true
+	return b, nil
+}
+
+// actors converts l, leaving MidTurn to the caller.
+func (l Limits) actors() actors.Limits {
+	return actors.Limits{MaxRoundTrips: l.MaxRoundTrips, MaxTokens: l.MaxTokens, MaxCost: l.MaxCost,
+		ToolTimeout: l.ToolTimeout, MaxParallelTools: l.MaxParallelTools}
+}
+
+// providers builds the provider registry.
+func (c *Config) providers(opts BuildOptions) (*providers.Registry, error) {
+	reg := &providers.Registry{}
+	for _, p := range c.Providers {
+		log := opts.Logger.With().Str("component", "provider").Str("provider", p.Name).Logger()
+		var (
+			prov providers.Provider
+			err  error
+		)
+		switch p.Type {
+		case TypeOpenAI:
+			key := p.APIKey
+			if key == "" && p.APIKeyEnv != "" {
+				key = opts.Getenv(p.APIKeyEnv)
+			}
+			prov, err = openai.New(openai.Options{BaseURL: p.BaseURL, APIKey: key, Model: p.DefaultModel,
+				Timeout: p.Timeout, Logger: log, Name: p.Name})
+		case TypeScripted:
+			script := scripted.Demo()
+			if p.Script != "" {
+				if script, err = scripted.LoadFile(p.Script); err != nil {
+					break
+				}
+			}
+			prov, err = scripted.New(script, scripted.Options{Model: p.DefaultModel, Logger: log})
+		default:
+			err = fmt.Errorf("unknown type %q", p.Type)
+		}
+		if err == nil {
+			err = reg.Register(p.Name, prov)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("config: provider %s: %w", p.Name, err)
+		}
+	}
+	if err := reg.SetDefault(providerOf(c.DefaultModel)); err != nil {
+		return nil, fmt.Errorf("config: default_model: %w", err)
+	}
+	return reg, nil
+}
+
+// providerOf returns the provider part of a "provider/model" reference.
+func providerOf(ref string) string {
+	for i := range len(ref) {
+		if ref[i] == '/' {
+			return ref[:i]
+		}
+	}
+	return ref
+}
+
+// Tool categories of the built-in tools.
+var builtinCategory = map[string]string{
+	"read_file": "files", "write_file": "files", "edit_file": "files", "list_dir": "files", "glob": "files",
+	"grep": "files", "bash": "shell", "bash_process": "shell", "web_fetch": "web",
+}
+
+// tools builds the tool registry: the built-in tools and, unless
+// opts.SkipMCP, the tools of every MCP server.
+func (b *Built) tools(ctx context.Context, c *Config, opts BuildOptions) (*toolsys.Registry, error) {
+	perms, err := toolsys.NewPermissions(c.permissionConfig())
+	if err != nil {
+		return nil, fmt.Errorf("config: permissions: %w", err)
+	}
+	log := opts.Logger.With().Str("component", "tools").Logger()
+	reg := toolsys.NewRegistry(toolsys.Config{Permissions: perms, Logger: log})
+	procs := builtin.NewProcessManager(builtin.ProcessOptions{Logger: log})
+	b.closers = append(b.closers, procs.Close)
+	for _, t := range builtin.All(builtin.Options{Processes: procs, Logger: log}) {
+		cat := builtinCategory[t.Name()]
+		if err := reg.Register(t, toolsys.WithCategory(cat), toolsys.WithTags("builtin", cat)); err != nil {
+			return nil, fmt.Errorf("config: tool %s: %w", t.Name(), err)
+		}
+	}
+	if opts.SkipMCP {
+		return reg, nil
+	}
+	for _, s := range c.MCPServers {
+		sc, err := s.ServerConfig(opts.Getenv)
+		if err != nil {
+			return nil, err
+		}
+		client, err := mcp.Connect(ctx, sc, mcp.Options{Logger: log.With().Str("mcp_server", s.Name).Logger()})
+		if err != nil {
+			return nil, fmt.Errorf("config: mcp server %s: %w", s.Name, err)
+		}
+		b.closers = append(b.closers, client.Close)
+		for _, t := range client.Tools() {
+			if err := reg.Register(t, toolsys.WithCategory("mcp"), toolsys.WithTags("mcp", s.Name)); err != nil {
+				return nil, fmt.Errorf("config: mcp server %s: %w", s.Name, err)
+			}
+		}
+	}
+	return reg, nil
+}
+
+// permissionConfig returns the permission pipeline's configuration.
+func (c *Config) permissionConfig() toolsys.PermissionConfig {
+	mode, _ := toolsys.ParseMode(c.Permissions.Mode) // validated
+	return toolsys.PermissionConfig{Mode: mode, Allow: c.Permissions.Allow, Deny: c.Permissions.Deny}
+}
+
+// ServerConfig maps s onto the MCP client's configuration, reading the
+// bearer token from the variable bearer_token_env names.
+func (s MCPServer) ServerConfig(getenv func(string) string) (mcp.ServerConfig, error) {
+	perm, err := toolsys.ParsePermission(s.Permission)
+	if err != nil {
+		return mcp.ServerConfig{}, fmt.Errorf("config: mcp server %s: %w", s.Name, err)
+	}
+	sc := mcp.ServerConfig{Name: s.Name, Command: s.Command, Args: s.Args, Env: s.Env, Dir: s.Dir,
+		URL: s.URL, Headers: s.Headers, Permission: &perm, CallTimeout: s.CallTimeout}
+	if s.BearerTokenEnv != "" {
+		if sc.BearerToken = getenv(s.BearerTokenEnv); sc.BearerToken == "" {
+			return mcp.ServerConfig{}, fmt.Errorf("config: mcp server %s: environment variable %s is empty", s.Name, s.BearerTokenEnv)
+		}
+	}
+	if err := sc.Validate(); err != nil {
+		return mcp.ServerConfig{}, fmt.Errorf("config: %w", err)
+	}
+	return sc, nil
+}

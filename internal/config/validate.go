@@ -1,0 +1,258 @@
+package config
+
+import (
+	"fmt"
+	"net/url"
+	"path"
+	"regexp"
+	"strings"
+	"text/template"
+
+	"github.com/agcore/agcore/providers/scripted"
+	"github.com/agcore/agcore/toolsys"
+)
+
+var (
+	nameRE    = regexp.MustCompile(`\A[a-zA-Z0-9_-]{1,32}\z`)
+	agentRE   = regexp.MustCompile(`\A[a-zA-Z0-9_.-]{1,64}\z`)
+	envNameRE = regexp.MustCompile(`\A[A-Za-z_][A-Za-z0-9_]*\z`)
+	// keyLikeRE recognises values that look like a secret rather than the
+	// name of a variable holding one.
+	keyLikeRE = regexp.MustCompile(`\A(sk-|sk_|xox[bp]-|ghp_|gho_|AKIA)|[^A-Za-z0-9_]`)
+)
+
+// problems collects the problems of a configuration.
+type problems []Problem
+
+func (ps *problems) add(key, format string, args ...any) {
+	*ps = append(*ps, Problem{Key: key, Msg: fmt.Sprintf(format, args...)})
+}
+
+// Validate checks every field of c and returns an *Error listing its
+// problems, or nil. Load validates already; call Validate after changing a
+// Config.
+func (c *Config) Validate() error {
+	if ps := c.validate(); len(ps) > 0 {
+		return &Error{Problems: ps}
+	}
+	return nil
+}
+
+func (c *Config) validate() []Problem {
+	var ps problems
+	switch c.Durability {
+	case "sync", "batch", "none":
+	default:
+		ps.add("durability", "unknown durability %q (known: sync, batch, none)", c.Durability)
+	}
+	c.validateProviders(&ps)
+	c.checkModelRef(&ps, "default_model", c.DefaultModel)
+	seenModels := map[string]bool{}
+	for i, m := range c.Models {
+		key := fmt.Sprintf("models[%d]", i)
+		switch {
+		case m.Name == "":
+			ps.add(key+".name", "required")
+		case seenModels[m.Name]:
+			ps.add(key+".name", "duplicate model %q", m.Name)
+		}
+		seenModels[m.Name] = true
+		for field, v := range map[string]float64{"input_per_million": m.InputPerMillion,
+			"cached_input_per_million": m.CachedInputPerMillion, "output_per_million": m.OutputPerMillion} {
+			if v < 0 {
+				ps.add(key+"."+field, "must not be negative, got %g", v)
+			}
+		}
+	}
+	c.validateAgents(&ps)
+	c.validateMCP(&ps)
+	if _, err := toolsys.ParseMode(c.Permissions.Mode); err != nil {
+		ps.add("permissions.mode", "%v", err)
+	}
+	for name, rules := range map[string][]string{"allow": c.Permissions.Allow, "deny": c.Permissions.Deny} {
+		for i, r := range rules {
+			if _, err := toolsys.ParseRule(r); err != nil {
+				ps.add(fmt.Sprintf("permissions.%s[%d]", name, i), "%v", err)
+			}
+		}
+	}
+	validateLimits(&ps, "limits", c.Limits, true)
+	return ps
+}
+
+func (c *Config) validateProviders(ps *problems) {
+	seen := map[string]bool{}
+	for i, p := range c.Providers {
+		key := fmt.Sprintf("providers[%d]", i)
+		switch {
+		case !nameRE.MatchString(p.Name):
+			ps.add(key+".name", "want 1 to 32 of [a-zA-Z0-9_-], got %q", p.Name)
+		case seen[p.Name]:
+			ps.add(key+".name", "duplicate provider %q", p.Name)
+		}
+		seen[p.Name] = true
+		switch p.Type {
+		case TypeOpenAI:
+			if p.BaseURL != "" {
+				if u, err := url.Parse(p.BaseURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+					ps.add(key+".base_url", "want an http or https URL, got %q", p.BaseURL)
+				}
+			}
+			if p.APIKeyEnv != "" && !envNameRE.MatchString(p.APIKeyEnv) || keyLikeRE.MatchString(p.APIKeyEnv) {
+				ps.add(key+".api_key_env", "want the NAME of an environment variable (such as OPENAI_API_KEY), never the key itself")
+			}
+			if p.Timeout < 0 {
+				ps.add(key+".timeout", "must not be negative, got %v", p.Timeout)
+			}
+			if p.Script != "" {
+				ps.add(key+".script", "only for type %s", TypeScripted)
+			}
+		case TypeScripted:
+			for field, set := range map[string]bool{"base_url": p.BaseURL != "", "api_key_env": p.APIKeyEnv != "", "timeout": p.Timeout != 0} {
+				if set {
+					ps.add(key+"."+field, "only for type %s", TypeOpenAI)
+				}
+			}
+			if p.Script != "" {
+				if _, err := scripted.LoadFile(p.Script); err != nil {
+					ps.add(key+".script", "%v", err)
+				}
+			}
+		case "":
+			ps.add(key+".type", "required (known: %s, %s)", TypeOpenAI, TypeScripted)
+		default:
+			ps.add(key+".type", "unknown provider type %q (known: %s, %s)", p.Type, TypeOpenAI, TypeScripted)
+		}
+	}
+}
+
+// checkModelRef checks a "provider/model" reference.
+func (c *Config) checkModelRef(ps *problems, key, ref string) {
+	name, model, ok := strings.Cut(ref, "/")
+	if !ok {
+		ps.add(key, "want \"provider/model\", got %q", ref)
+		return
+	}
+	p := c.provider(name)
+	if p == nil {
+		names := make([]string, len(c.Providers))
+		for i, p := range c.Providers {
+			names[i] = p.Name
+		}
+		ps.add(key, "unknown provider %q (known: %s)", name, strings.Join(names, ", "))
+		return
+	}
+	if model == "" && p.DefaultModel == "" && p.Type != TypeScripted {
+		ps.add(key, "%q names no model and provider %s has no default_model", ref, name)
+	}
+}
+
+func (c *Config) validateAgents(ps *problems) {
+	seen := map[string]bool{}
+	for i, a := range c.Agents {
+		key := fmt.Sprintf("agents[%d]", i)
+		switch {
+		case !agentRE.MatchString(a.Name):
+			ps.add(key+".name", "want 1 to 64 of [a-zA-Z0-9_.-], got %q", a.Name)
+		case seen[a.Name]:
+			ps.add(key+".name", "duplicate agent %q", a.Name)
+		}
+		seen[a.Name] = true
+		if _, err := template.New(a.Name).Option("missingkey=error").Parse(a.Prompt); err != nil {
+			ps.add(key+".prompt", "%v", err)
+		}
+		if a.Model != "" {
+			c.checkModelRef(ps, key+".model", a.Model)
+		}
+		for j, pattern := range a.Tools {
+			if _, err := path.Match(pattern, ""); err != nil || pattern == "" {
+				ps.add(fmt.Sprintf("%s.tools[%d]", key, j), "invalid tool pattern %q", pattern)
+			}
+		}
+		validateLimits(ps, key+".limits", a.Limits, false)
+	}
+	if c.DefaultAgent != "" && !seen[c.DefaultAgent] && !(len(c.Agents) == 0 && c.DefaultAgent == "default") {
+		names := make([]string, len(c.Agents))
+		for i, a := range c.Agents {
+			names[i] = a.Name
+		}
+		if len(names) == 0 {
+			names = []string{"default"}
+		}
+		ps.add("default_agent", "unknown agent %q (known: %s)", c.DefaultAgent, strings.Join(names, ", "))
+	}
+}
+
+func (c *Config) validateMCP(ps *problems) {
+	seen := map[string]bool{}
+	for i, s := range c.MCPServers {
+		key := fmt.Sprintf("mcp_servers[%d]", i)
+		switch {
+		case !nameRE.MatchString(s.Name):
+			ps.add(key+".name", "want 1 to 32 of [a-zA-Z0-9_-], got %q", s.Name)
+		case seen[s.Name]:
+			ps.add(key+".name", "duplicate server %q", s.Name)
+		}
+		seen[s.Name] = true
+		switch {
+		case s.Command == "" && s.URL == "":
+			ps.add(key, "set command (a stdio server) or url (an HTTP server)")
+		case s.Command != "" && s.URL != "":
+			ps.add(key, "set command or url, not both")
+		case s.Command != "":
+			for field, set := range map[string]bool{"headers": len(s.Headers) > 0, "bearer_token_env": s.BearerTokenEnv != ""} {
+				if set {
+					ps.add(key+"."+field, "only for a server with url")
+				}
+			}
+		default:
+			if u, err := url.Parse(s.URL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+				ps.add(key+".url", "want an http or https URL, got %q", s.URL)
+			}
+			for field, set := range map[string]bool{"args": len(s.Args) > 0, "env": len(s.Env) > 0, "dir": s.Dir != ""} {
+				if set {
+					ps.add(key+"."+field, "only for a server with command")
+				}
+			}
+		}
+		for j, kv := range s.Env {
+			if k, _, ok := strings.Cut(kv, "="); !ok || !envNameRE.MatchString(k) {
+				ps.add(fmt.Sprintf("%s.env[%d]", key, j), "want KEY=value, got %q", kv)
+			}
+		}
+		if s.BearerTokenEnv != "" && (!envNameRE.MatchString(s.BearerTokenEnv) || keyLikeRE.MatchString(s.BearerTokenEnv)) {
+			ps.add(key+".bearer_token_env", "want the NAME of an environment variable, never the token itself")
+		}
+		if _, err := toolsys.ParsePermission(s.Permission); err != nil {
+			ps.add(key+".permission", "%v", err)
+		}
+		if s.CallTimeout < 0 {
+			ps.add(key+".call_timeout", "must not be negative, got %v", s.CallTimeout)
+		}
+	}
+}
+
+// validateLimits checks limits at key; global says whether they are the
+// global limits (which alone may set mid_turn).
+func validateLimits(ps *problems, key string, l Limits, global bool) {
+	for field, v := range map[string]int64{"max_round_trips": int64(l.MaxRoundTrips),
+		"max_parallel_tools": int64(l.MaxParallelTools), "max_tokens": l.MaxTokens} {
+		if v < 0 {
+			ps.add(key+"."+field, "must not be negative, got %d", v)
+		}
+	}
+	if l.ToolTimeout < 0 {
+		ps.add(key+".tool_timeout", "must not be negative, got %v", l.ToolTimeout)
+	}
+	if l.MaxCost < 0 {
+		ps.add(key+".max_cost", "must not be negative, got %g", l.MaxCost)
+	}
+	switch {
+	case !global && l.MidTurn != "":
+		ps.add(key+".mid_turn", "set mid_turn in the global limits only")
+	case global:
+		if _, err := parseMidTurn(l.MidTurn); err != nil {
+			ps.add(key+".mid_turn", "%v", err)
+		}
+	}
+}
