@@ -45,3 +45,60 @@ func BenchmarkJournalAppend(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkLoad measures Load of a small session (a user message, a tool
+// round and an answer, as after one turn) in a store holding 1,000 such
+// sessions on disk, with and without a snapshot to start from.
+func BenchmarkLoad(b *testing.B) {
+	for _, snap := range []bool{false, true} {
+		b.Run(fmt.Sprintf("snapshot=%v", snap), func(b *testing.B) {
+			dir := b.TempDir()
+			store := openStore(b, dir)
+			every := -1
+			if snap {
+				every = 4
+			}
+			j := newJournal(b, store, memory.JournalOptions{Durability: memory.DurabilityNone, SnapshotEvery: every})
+			const sessions = 1000
+			call := messages.ToolCall{ID: "c1", Name: "read", Arguments: `{"path":"a"}`}
+			for i := range sessions {
+				id := fmt.Sprintf("s-%04d", i)
+				_, tail, err := j.Activate(b.Context(), id, "bench")
+				if err != nil {
+					b.Fatal(err)
+				}
+				if _, err := j.Append(b.Context(), id, 0, tail,
+					messages.UserMessage{TurnID: "t", Message: messages.UserText("hello")},
+					messages.AssistantMessage{Message: messages.Message{Role: messages.RoleAssistant, ToolCalls: []messages.ToolCall{call}}, FinishReason: messages.FinishToolCalls},
+					messages.ToolCallStarted{CallID: "c1", Name: "read", Arguments: call.Arguments},
+					messages.ToolResult{CallID: "c1", Name: "read", Content: "contents"},
+					messages.AssistantMessage{Message: messages.AssistantText("done"), FinishReason: messages.FinishStop},
+					messages.TurnCompleted{TurnID: "t", Outcome: messages.OutcomeCompleted},
+				); err != nil {
+					b.Fatal(err)
+				}
+			}
+			if err := j.Close(); err != nil {
+				b.Fatal(err)
+			}
+			if err := store.Close(); err != nil {
+				b.Fatal(err)
+			}
+			store = openStore(b, dir)
+			defer store.Close()
+			j = newJournal(b, store, memory.JournalOptions{Durability: memory.DurabilityNone, SnapshotEvery: every})
+			b.ResetTimer()
+			i := 0
+			for b.Loop() {
+				st, err := j.Load(b.Context(), fmt.Sprintf("s-%04d", i%sessions))
+				if err != nil {
+					b.Fatal(err)
+				}
+				if len(st.History) != 4 {
+					b.Fatalf("history has %d messages, want 4", len(st.History))
+				}
+				i++
+			}
+		})
+	}
+}

@@ -341,26 +341,41 @@ func (j *BadgerJournal) Read(ctx context.Context, session string, from uint64) i
 func (j *BadgerJournal) readEntries(session string, from, tail uint64) ([]rawEntry, error) {
 	var page []rawEntry
 	err := j.db.View(func(txn *badger.Txn) error {
-		o := badger.DefaultIteratorOptions
-		o.Prefix = seqPrefix(prefixJournal, session)
-		o.PrefetchSize = readPage
-		it := txn.NewIterator(o)
-		defer it.Close()
-		for it.Seek(journalKey(session, from)); it.Valid() && len(page) < readPage; it.Next() {
-			item := it.Item()
-			seq, ok := keySeq(item.Key())
-			if !ok || seq > tail {
-				break
-			}
-			v, err := item.ValueCopy(nil)
-			if err != nil {
-				return err
-			}
-			page = append(page, rawEntry{seq: seq, val: v})
-		}
-		return nil
+		var err error
+		page, err = entriesIn(txn, session, from, tail, readPage)
+		return err
 	})
 	return page, err
+}
+
+// entriesIn reads the entries with from <= seq <= tail in txn, at most limit
+// of them (0 means all).
+func entriesIn(txn *badger.Txn, session string, from, tail uint64, limit int) ([]rawEntry, error) {
+	if from > tail {
+		return nil, nil
+	}
+	o := badger.DefaultIteratorOptions
+	o.Prefix = seqPrefix(prefixJournal, session)
+	o.PrefetchSize = readPage
+	if n := tail - from + 1; n < uint64(readPage) {
+		o.PrefetchSize = int(n)
+	}
+	it := txn.NewIterator(o)
+	defer it.Close()
+	var page []rawEntry
+	for it.Seek(journalKey(session, from)); it.Valid() && (limit == 0 || len(page) < limit); it.Next() {
+		item := it.Item()
+		seq, ok := keySeq(item.Key())
+		if !ok || seq > tail {
+			break
+		}
+		v, err := item.ValueCopy(nil)
+		if err != nil {
+			return nil, err
+		}
+		page = append(page, rawEntry{seq: seq, val: v})
+	}
+	return page, nil
 }
 
 // Sessions implements Journal.
@@ -401,7 +416,9 @@ func (j *BadgerJournal) Sessions(ctx context.Context) iter.Seq2[string, error] {
 	}
 }
 
-// Load implements Journal.
+// Load implements Journal. It reads the head, the latest snapshot and the
+// entries after it in one read transaction, so the State is consistent with
+// one moment of the journal.
 func (j *BadgerJournal) Load(ctx context.Context, session string) (*State, error) {
 	if err := ValidateSession(session); err != nil {
 		return nil, err
@@ -409,23 +426,48 @@ func (j *BadgerJournal) Load(ctx context.Context, session string) (*State, error
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	_, ok, err := j.headOf(session)
+	var (
+		st      *State
+		entries []rawEntry
+		found   bool
+	)
+	err := j.db.View(func(txn *badger.Txn) error {
+		item, err := txn.Get(headKey(session))
+		if errors.Is(err, badger.ErrKeyNotFound) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		found = true
+		var h head
+		if err := item.Value(func(v []byte) error {
+			var err error
+			h, err = decodeHead(v)
+			return err
+		}); err != nil {
+			return err
+		}
+		st = j.latestSnapshotIn(txn, session)
+		entries, err = entriesIn(txn, session, st.Seq+1, h.Tail, 0)
+		return err
+	})
 	if err != nil {
-		return nil, fmt.Errorf("memory: journal load %s: %w", session, err)
+		return nil, fmt.Errorf("memory: journal load %s: %w", session, dbErr(err))
 	}
-	if !ok {
+	if !found {
 		return nil, fmt.Errorf("memory: journal load %s: %w", session, ErrNotFound)
 	}
-	st, err := j.latestSnapshot(session)
-	if err != nil {
-		return nil, fmt.Errorf("memory: journal load %s: %w", session, err)
-	}
-	for e, err := range j.Read(ctx, session, st.Seq+1) {
-		if err != nil {
+	for _, r := range entries {
+		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		if err := st.Apply(e.Envelope, e.Event); err != nil {
-			return nil, &EntryError{Session: session, Seq: e.Envelope.Seq, Err: err}
+		env, ev, err := messages.DecodeEnvelope(r.seq, r.val)
+		if err != nil {
+			return nil, &EntryError{Session: session, Seq: r.seq, Err: err}
+		}
+		if err := st.Apply(env, ev); err != nil {
+			return nil, &EntryError{Session: session, Seq: env.Seq, Err: err}
 		}
 	}
 	return st, nil
@@ -554,28 +596,28 @@ func (j *BadgerJournal) Snapshot(ctx context.Context, session string) error {
 	return nil
 }
 
-// latestSnapshot returns the newest readable snapshot of the session, or an
-// empty State when there is none. An unreadable snapshot (corrupt bytes or
-// an unknown version) is skipped: the journal replays from the beginning.
-func (j *BadgerJournal) latestSnapshot(session string) (*State, error) {
+// latestSnapshotIn returns the newest readable snapshot of the session in
+// txn, or an empty State when there is none. An unreadable snapshot (corrupt
+// bytes or an unknown version) is skipped: the journal replays from the
+// beginning. Snapshot keeps only the newest snapshot, so a forward scan of
+// the session's snapshot keys (cheaper in Badger than a reverse seek) reads
+// one key, two while a replacement is being written.
+func (j *BadgerJournal) latestSnapshotIn(txn *badger.Txn, session string) *State {
+	o := badger.DefaultIteratorOptions
+	o.Prefix = seqPrefix(prefixSnapshot, session)
+	o.PrefetchValues = false
+	it := txn.NewIterator(o)
+	defer it.Close()
 	st := &State{}
-	err := j.db.View(func(txn *badger.Txn) error {
-		o := badger.DefaultIteratorOptions
-		o.Prefix = seqPrefix(prefixSnapshot, session)
-		o.Reverse = true
-		it := txn.NewIterator(o)
-		defer it.Close()
-		for it.Seek(snapshotKey(session, ^uint64(0))); it.Valid(); it.Next() {
-			var rec snapshotRecord
-			err := it.Item().Value(func(v []byte) error { return json.Unmarshal(v, &rec) })
-			if err == nil && rec.V == snapshotVersion && rec.State != nil {
-				st = rec.State
-				return nil
-			}
-			seq, _ := keySeq(it.Item().Key())
-			j.log.Debug().Err(err).Int("v", rec.V).Str("session", session).Uint64("seq", seq).Msg("skipping unreadable snapshot")
+	for it.Rewind(); it.Valid(); it.Next() {
+		var rec snapshotRecord
+		err := it.Item().Value(func(v []byte) error { return json.Unmarshal(v, &rec) })
+		if err == nil && rec.V == snapshotVersion && rec.State != nil && rec.State.Seq >= st.Seq {
+			st = rec.State
+			continue
 		}
-		return nil
-	})
-	return st, dbErr(err)
+		seq, _ := keySeq(it.Item().Key())
+		j.log.Debug().Err(err).Int("v", rec.V).Str("session", session).Uint64("seq", seq).Msg("skipping unreadable snapshot")
+	}
+	return st
 }
