@@ -151,18 +151,41 @@ type ApprovalPending struct {
 	Reason string `json:"reason,omitempty"`
 }
 
-func (TurnStarted) EventType() string      { return "turn_started" }
-func (TextDelta) EventType() string        { return "text_delta" }
-func (ToolStarted) EventType() string      { return "tool_started" }
-func (ToolFinished) EventType() string     { return "tool_finished" }
-func (UsageReported) EventType() string    { return "usage" }
+// EventType implements Event.
+func (TurnStarted) EventType() string { return "turn_started" }
+
+// EventType implements Event.
+func (TextDelta) EventType() string { return "text_delta" }
+
+// EventType implements Event.
+func (ToolStarted) EventType() string { return "tool_started" }
+
+// EventType implements Event.
+func (ToolFinished) EventType() string { return "tool_finished" }
+
+// EventType implements Event.
+func (UsageReported) EventType() string { return "usage" }
+
+// EventType implements Event.
 func (ContextCompacted) EventType() string { return "compacted" }
-func (TurnEnded) EventType() string        { return "turn_ended" }
-func (ErrorEvent) EventType() string       { return "error" }
-func (AgentChanged) EventType() string     { return "agent_changed" }
-func (SubAgentStarted) EventType() string  { return "subagent_started" }
-func (SubAgentEnded) EventType() string    { return "subagent_ended" }
-func (ApprovalPending) EventType() string  { return "approval_pending" }
+
+// EventType implements Event.
+func (TurnEnded) EventType() string { return "turn_ended" }
+
+// EventType implements Event.
+func (ErrorEvent) EventType() string { return "error" }
+
+// EventType implements Event.
+func (AgentChanged) EventType() string { return "agent_changed" }
+
+// EventType implements Event.
+func (SubAgentStarted) EventType() string { return "subagent_started" }
+
+// EventType implements Event.
+func (SubAgentEnded) EventType() string { return "subagent_ended" }
+
+// EventType implements Event.
+func (ApprovalPending) EventType() string { return "approval_pending" }
 
 func (TurnStarted) isEvent()      {}
 func (TextDelta) isEvent()        {}

@@ -37,10 +37,12 @@ type DecodeError struct {
 	Err  error
 }
 
+// Error implements error.
 func (e *DecodeError) Error() string {
 	return fmt.Sprintf("journal entry seq %d (type %q): %v", e.Seq, e.Type, e.Err)
 }
 
+// Unwrap returns the underlying error.
 func (e *DecodeError) Unwrap() error { return e.Err }
 
 // JournalEvent is a fact a session records in its journal. The set is closed:
@@ -178,20 +180,47 @@ type SubAgentFinished struct {
 	Cost    float64     `json:"cost,omitempty"`
 }
 
-func (Activated) JournalType() string         { return "activated" }
-func (UserMessage) JournalType() string       { return "user_message" }
-func (AssistantMessage) JournalType() string  { return "assistant_message" }
-func (ToolCallStarted) JournalType() string   { return "tool_call_started" }
-func (ToolResult) JournalType() string        { return "tool_result" }
-func (TurnCompleted) JournalType() string     { return "turn_completed" }
-func (TurnCancelled) JournalType() string     { return "turn_cancelled" }
-func (Compacted) JournalType() string         { return "compacted" }
+// JournalType implements JournalEvent.
+func (Activated) JournalType() string { return "activated" }
+
+// JournalType implements JournalEvent.
+func (UserMessage) JournalType() string { return "user_message" }
+
+// JournalType implements JournalEvent.
+func (AssistantMessage) JournalType() string { return "assistant_message" }
+
+// JournalType implements JournalEvent.
+func (ToolCallStarted) JournalType() string { return "tool_call_started" }
+
+// JournalType implements JournalEvent.
+func (ToolResult) JournalType() string { return "tool_result" }
+
+// JournalType implements JournalEvent.
+func (TurnCompleted) JournalType() string { return "turn_completed" }
+
+// JournalType implements JournalEvent.
+func (TurnCancelled) JournalType() string { return "turn_cancelled" }
+
+// JournalType implements JournalEvent.
+func (Compacted) JournalType() string { return "compacted" }
+
+// JournalType implements JournalEvent.
 func (ApprovalRequested) JournalType() string { return "approval_requested" }
-func (ApprovalGranted) JournalType() string   { return "approval_granted" }
-func (ApprovalDenied) JournalType() string    { return "approval_denied" }
-func (AgentSwitched) JournalType() string     { return "agent_switched" }
-func (SubAgentSpawned) JournalType() string   { return "subagent_spawned" }
-func (SubAgentFinished) JournalType() string  { return "subagent_finished" }
+
+// JournalType implements JournalEvent.
+func (ApprovalGranted) JournalType() string { return "approval_granted" }
+
+// JournalType implements JournalEvent.
+func (ApprovalDenied) JournalType() string { return "approval_denied" }
+
+// JournalType implements JournalEvent.
+func (AgentSwitched) JournalType() string { return "agent_switched" }
+
+// JournalType implements JournalEvent.
+func (SubAgentSpawned) JournalType() string { return "subagent_spawned" }
+
+// JournalType implements JournalEvent.
+func (SubAgentFinished) JournalType() string { return "subagent_finished" }
 
 func (Activated) isJournalEvent()         {}
 func (UserMessage) isJournalEvent()       {}

@@ -9,6 +9,7 @@ type ValidationError struct {
 	Reason string
 }
 
+// Error implements error.
 func (e *ValidationError) Error() string {
 	if e.Index < 0 {
 		return "messages: " + e.Reason

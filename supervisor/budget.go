@@ -19,6 +19,7 @@ type BudgetExhaustedError struct {
 	Last     error
 }
 
+// Error implements error.
 func (e *BudgetExhaustedError) Error() string {
 	return fmt.Sprintf("supervisor: %s failed %d times within %s, giving up: %v", e.Key, e.Failures, e.Window, e.Last)
 }

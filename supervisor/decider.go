@@ -61,8 +61,10 @@ func (f DeciderFunc) Decide(reason any) Directive { return f(reason) }
 // and every decider of this package answers Stop.
 type StopError struct{ Err error }
 
+// Error implements error.
 func (e *StopError) Error() string { return "unrecoverable: " + e.Err.Error() }
 
+// Unwrap returns the underlying error.
 func (e *StopError) Unwrap() error { return e.Err }
 
 // Unrecoverable wraps err in a *StopError. It returns nil for a nil err.
@@ -77,6 +79,7 @@ func Unrecoverable(err error) error {
 // passed to panic.
 type PanicError struct{ Value any }
 
+// Error implements error.
 func (e *PanicError) Error() string { return fmt.Sprintf("panic: %v", e.Value) }
 
 // Unwrap returns the panic value when it is an error.

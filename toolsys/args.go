@@ -34,6 +34,7 @@ type ArgumentError struct {
 	Unknown bool
 }
 
+// Error implements error.
 func (e *ArgumentError) Error() string {
 	switch {
 	case e.Unknown && e.Problem != "":
@@ -50,6 +51,7 @@ func (e *ArgumentError) Error() string {
 // deterministic order. errors.As finds each *ArgumentError in it.
 type ArgumentErrors []*ArgumentError
 
+// Error implements error.
 func (es ArgumentErrors) Error() string {
 	parts := make([]string, len(es))
 	for i, e := range es {

@@ -162,6 +162,7 @@ type PermissionError struct {
 	Reason string
 }
 
+// Error implements error.
 func (e *PermissionError) Error() string {
 	return fmt.Sprintf("permission denied for tool %s by %s: %s", e.Tool, e.Stage, e.Reason)
 }

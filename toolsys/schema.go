@@ -28,6 +28,7 @@ type SchemaError struct {
 	Err  error
 }
 
+// Error implements error.
 func (e *SchemaError) Error() string {
 	if e.Path == "" {
 		return "schema: " + e.Err.Error()
@@ -35,6 +36,7 @@ func (e *SchemaError) Error() string {
 	return fmt.Sprintf("schema at %s: %v", e.Path, e.Err)
 }
 
+// Unwrap returns the underlying error.
 func (e *SchemaError) Unwrap() error { return e.Err }
 
 // maxSchemaNodes bounds the size of a schema after references are inlined,

@@ -44,6 +44,7 @@ type SecretError struct {
 	Err     error
 }
 
+// Error implements error.
 func (e *SecretError) Error() string {
 	switch {
 	case errors.Is(e.Err, ErrSecretNotAllowed) && len(e.Allowed) == 0:
@@ -56,6 +57,7 @@ func (e *SecretError) Error() string {
 	return fmt.Sprintf("field %q: %v", e.Field, e.Err)
 }
 
+// Unwrap returns the underlying error.
 func (e *SecretError) Unwrap() error { return e.Err }
 
 // SecretStore looks secrets up by name. Implementations must be safe for

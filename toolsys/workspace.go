@@ -19,8 +19,10 @@ type PathError struct {
 	Err  error
 }
 
+// Error implements error.
 func (e *PathError) Error() string { return fmt.Sprintf("workspace: %q: %v", e.Path, e.Err) }
 
+// Unwrap returns the underlying error.
 func (e *PathError) Unwrap() error { return e.Err }
 
 // Workspace confines file access to a root directory. Every path a tool

@@ -41,6 +41,7 @@ type Error struct {
 	Err error `json:"-"`
 }
 
+// Error implements error.
 func (e *Error) Error() string {
 	return fmt.Sprintf("httpapi: %d %s: %s", e.Status, e.Code, e.Message)
 }

@@ -33,10 +33,12 @@ type ServerError struct {
 	Err error
 }
 
+// Error implements error.
 func (e *ServerError) Error() string {
 	return fmt.Sprintf("mcp server %s: %s: %v", e.Server, e.Op, e.Err)
 }
 
+// Unwrap returns the underlying error.
 func (e *ServerError) Unwrap() error { return e.Err }
 
 // unavailable wraps err as a *ServerError that also matches
