@@ -34,7 +34,7 @@ type committer struct {
 }
 
 type commitReq struct {
-	op   txnOp
+	op   writeOp
 	size int
 	done chan commitRes // buffered: the committer never blocks on it
 }
@@ -71,7 +71,7 @@ func (c *committer) stop() error {
 // submit hands op to the committer and waits until it is durable. When ctx
 // ends before the committer takes op, nothing was written; when it ends
 // after, the outcome is unknown (ErrOutcomeUnknown).
-func (c *committer) submit(ctx context.Context, op txnOp, size int) (opResult, error) {
+func (c *committer) submit(ctx context.Context, op writeOp, size int) (opResult, error) {
 	r := commitReq{op: op, size: size, done: make(chan commitRes, 1)}
 	select {
 	case c.reqs <- r:
@@ -150,7 +150,14 @@ func (c *committer) runBatch(batch []commitReq) []commitRes {
 	for range maxBatchRetries {
 		txn := c.db.NewTransaction(true)
 		for i, r := range batch {
-			res, err := r.op(txn)
+			// Each session has at most one operation in a batch (its lock is
+			// held until the operation is durable), so the head read here is
+			// not changed by another operation of the batch.
+			h, err := readHead(txn, r.op.session)
+			var res opResult
+			if err == nil {
+				res, err = r.op.apply(txn, h)
+			}
 			if errors.Is(err, badger.ErrTxnTooBig) {
 				txn.Discard()
 				return nil

@@ -1,6 +1,7 @@
 package memory
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"sync"
@@ -37,13 +38,36 @@ type Options struct {
 	// Logger receives Badger's diagnostics at debug level; the zero Logger
 	// discards them.
 	Logger zerolog.Logger
+	// MemTableSize is the size of each of Badger's two memtables, in bytes.
+	// Zero means 16 MiB. Larger memtables absorb bulk loads (such as
+	// knowledge.Base.Import) in fewer, larger tables, with less compaction,
+	// for twice the size in memory.
+	MemTableSize int64
+	// BlockCacheSize is the size of Badger's cache of decompressed table
+	// blocks, in bytes. Zero means 16 MiB. Reads that miss it decompress a
+	// block from disk; a cache holding the hot part of a large knowledge
+	// index makes its queries faster.
+	BlockCacheSize int64
 }
+
+// Defaults of Options.
+const (
+	// DefaultMemTableSize is the memtable size when Options.MemTableSize is 0.
+	DefaultMemTableSize = 16 << 20
+	// DefaultBlockCacheSize is the block cache size when
+	// Options.BlockCacheSize is 0.
+	DefaultBlockCacheSize = 16 << 20
+)
 
 // Store is one Badger database holding every key space of a runtime. It is
 // safe for concurrent use.
 type Store struct {
 	db     *badger.DB
 	logger zerolog.Logger
+
+	// sessions serialises the journal writes of each session, whichever
+	// Journal on this store makes them.
+	sessions sessionLocks
 
 	mu      sync.Mutex
 	closed  bool
@@ -63,10 +87,15 @@ func Open(opts Options) (*Store, error) {
 	default:
 		bo = badger.DefaultOptions(opts.Dir)
 	}
+	if opts.MemTableSize < 0 || opts.BlockCacheSize < 0 {
+		return nil, errors.New("memory: Options.MemTableSize and BlockCacheSize must not be negative")
+	}
+	memTable := cmp.Or(opts.MemTableSize, DefaultMemTableSize)
+	blockCache := cmp.Or(opts.BlockCacheSize, DefaultBlockCacheSize)
 	bo = bo.WithLogger(badgerLogger{opts.Logger}).
 		// Keep the footprint small: agcore stores many small values.
-		WithNumMemtables(2).WithMemTableSize(16 << 20).WithNumLevelZeroTables(2).
-		WithValueLogFileSize(64 << 20).WithBlockCacheSize(16 << 20).WithIndexCacheSize(8 << 20)
+		WithNumMemtables(2).WithMemTableSize(memTable).WithNumLevelZeroTables(2).
+		WithValueLogFileSize(64 << 20).WithBlockCacheSize(blockCache).WithIndexCacheSize(8 << 20)
 	db, err := badger.Open(bo)
 	if err != nil {
 		return nil, fmt.Errorf("memory: open %q: %w", opts.Dir, err)

@@ -1,9 +1,9 @@
 package knowledge
 
 import (
-	"bytes"
+	"encoding/binary"
+	"slices"
 	"strings"
-	"unicode/utf8"
 )
 
 // Field weights of the retrieval score: score = 0.5·Dice(title) +
@@ -14,6 +14,9 @@ const (
 	WeightContent = 0.2
 )
 
+// fieldWeights are the weights of the scored fields, in docRecord order.
+var fieldWeights = [3]float64{WeightTitle, WeightSummary, WeightContent}
+
 // MaxScoredContent is how much of a page's content (in bytes, cut on a rune
 // boundary) takes part in the Dice score. Every word of the content is
 // indexed, so a query still finds a page by a word past this limit; the limit
@@ -21,31 +24,79 @@ const (
 const MaxScoredContent = 4 << 10
 
 // Dice is the Dice coefficient of the sets of character bigrams of a and b:
-// 2·|A∩B| / (|A|+|B|). Characters are runes (invalid UTF-8 bytes count as
-// U+FFFD); a string of fewer than two characters has no bigram, and Dice is 0
-// when either set is empty. Dice is symmetric, in [0, 1], and Dice(x, x) is 1
-// for any x of at least two characters. It compares a and b as given; the
-// retriever lower-cases both sides first (see Retriever).
+// 2·|A∩B| / (|A|+|B|). Characters are runes (a run of invalid UTF-8 bytes
+// counts as one U+FFFD); a string of fewer than two characters has no bigram,
+// and Dice is 0 when either set is empty. Dice is symmetric, in [0, 1], and
+// Dice(x, x) is 1 for any x of at least two characters. It compares a and b as
+// given; the retriever lower-cases both sides first (see Retriever).
 func Dice(a, b string) float64 {
-	a, b = strings.ToValidUTF8(a, "\uFFFD"), strings.ToValidUTF8(b, "\uFFFD")
-	return dice(bigramStrings(a), []byte(b), countBigrams(b))
+	qa := bigramSet(strings.ToValidUTF8(a, "\uFFFD"))
+	qb := bigramSet(strings.ToValidUTF8(b, "\uFFFD"))
+	return dice(qa, encodeBigramSet(qb), len(qb))
 }
 
-// dice computes the coefficient from the distinct bigrams of one side (as
-// strings), the other side's text and its distinct bigram count. A bigram is
-// in the text's set exactly when it occurs in the text as a substring, since
-// UTF-8 matches only on rune boundaries.
-func dice(q [][]byte, text []byte, n int) float64 {
+// bigram is a character bigram: the first rune in the high 32 bits, the
+// second in the low 32 bits. Ordering bigrams as integers is ordering them by
+// their runes.
+type bigram uint64
+
+// bigramSet returns the distinct character bigrams of s, sorted.
+func bigramSet(s string) []bigram {
+	var out []bigram
+	var prev rune = -1
+	for _, r := range s {
+		if prev >= 0 {
+			out = append(out, bigram(uint64(prev)<<32|uint64(uint32(r))))
+		}
+		prev = r
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// encodeBigramSet encodes a sorted set of distinct bigrams as the uvarint
+// deltas between consecutive bigrams (the first from zero): text made of a
+// few scripts has small deltas, so most bigrams take one or two bytes.
+func encodeBigramSet(set []bigram) []byte {
+	b := make([]byte, 0, 2*len(set))
+	var prev bigram
+	for _, g := range set {
+		b = binary.AppendUvarint(b, uint64(g-prev))
+		prev = g
+	}
+	return b
+}
+
+// dice computes the Dice coefficient of the sorted distinct bigrams q and the
+// encoded set enc of n bigrams (see encodeBigramSet), by merging the two.
+// A malformed enc counts the bigrams decoded before the fault.
+func dice(q []bigram, enc []byte, n int) float64 {
 	if len(q) == 0 || n == 0 {
 		return 0
 	}
-	inter := 0
-	for _, bg := range q {
-		if bytes.Contains(text, bg) {
+	return 2 * float64(intersect(q, enc)) / float64(len(q)+n)
+}
+
+// intersect counts the bigrams of q that are in the encoded set enc.
+func intersect(q []bigram, enc []byte) int {
+	inter, i := 0, 0
+	var g bigram
+	for len(enc) > 0 && i < len(q) {
+		d, k := binary.Uvarint(enc)
+		if k <= 0 {
+			break
+		}
+		enc = enc[k:]
+		g += bigram(d)
+		for i < len(q) && q[i] < g {
+			i++
+		}
+		if i < len(q) && q[i] == g {
 			inter++
+			i++
 		}
 	}
-	return 2 * float64(inter) / float64(len(q)+n)
+	return inter
 }
 
 // diceBound is the largest Dice a query of q distinct bigrams can reach
@@ -57,39 +108,9 @@ func diceBound(q, n int) float64 {
 	return 2 * float64(min(q, n)) / float64(q+n)
 }
 
-// bigramStrings returns the distinct character bigrams of valid UTF-8 s, in
-// first-seen order.
-func bigramStrings(s string) [][]byte {
-	var out [][]byte
-	seen := make(map[string]struct{})
-	prev := -1
-	for i := range s {
-		if prev >= 0 {
-			_, n := utf8.DecodeRuneInString(s[i:])
-			bg := s[prev : i+n]
-			if _, ok := seen[bg]; !ok {
-				seen[bg] = struct{}{}
-				out = append(out, []byte(bg))
-			}
-		}
-		prev = i
-	}
-	return out
-}
-
 // countBigrams returns the number of distinct character bigrams of valid
 // UTF-8 s.
-func countBigrams(s string) int {
-	seen := make(map[uint64]struct{}, len(s))
-	var prev rune = -1
-	for _, r := range s {
-		if prev >= 0 {
-			seen[uint64(prev)<<32|uint64(r)] = struct{}{}
-		}
-		prev = r
-	}
-	return len(seen)
-}
+func countBigrams(s string) int { return len(bigramSet(s)) }
 
 // normalize prepares text for scoring: invalid UTF-8 becomes U+FFFD and the
 // text is lower-cased.

@@ -106,7 +106,7 @@ func TestEviction_TTL(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := b.policy.expiresAt(now)
-	for _, key := range [][]byte{pageKey("fresh"), docKey("fresh"), statsKey("fresh"), tagKey("ttl", "fresh"), postingKey("fresh", fieldTitle, "fresh")} {
+	for _, key := range [][]byte{pageKey("fresh"), docKey("fresh"), statsKey("fresh"), tagKey("ttl", "fresh"), findPosting(t, b, "fresh", fieldTitle, "fresh")} {
 		err := b.db.View(func(txn *badger.Txn) error {
 			item, err := txn.Get(key)
 			if err != nil {

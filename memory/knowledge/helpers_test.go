@@ -121,3 +121,17 @@ func keysWithPrefix(t testing.TB, b *Base, prefix string) []string {
 	}
 	return out
 }
+
+// findPosting returns the key of the posting of term in field for page id,
+// failing the test when there is none.
+func findPosting(t testing.TB, b *Base, term string, field byte, id string) []byte {
+	t.Helper()
+	prefix := postingPrefix(term, field)
+	for _, k := range keysWithPrefix(t, b, string(prefix)) {
+		if len(k) == len(prefix)+2+len(id) && k[len(prefix)+2:] == id {
+			return []byte(k)
+		}
+	}
+	t.Fatalf("no posting of %q in field %c for page %q", term, field, id)
+	return nil
+}

@@ -2,6 +2,7 @@ package knowledge
 
 import (
 	"encoding/binary"
+	"math"
 	"time"
 
 	"github.com/agcore/agcore/memory"
@@ -14,13 +15,20 @@ import (
 //	k/s/<id>                     the recall statistics of the page (recallStats)
 //	k/c/<created: 8 bytes>/<id>  creation order, for capacity eviction
 //	k/t/<tag>/<id>               tag index, for ListByTag
-//	k/i/<term>/<field><id>       inverted index: one posting per term and field
+//	k/i/<term>/<field><rank: 2 bytes big-endian><id>
+//	                             inverted index: one posting per term and field
+//	k/f                          the version of the derived-key format
 //
 // Ids and tags never contain '/', and terms are made of letters and digits
 // only, so a prefix never reaches into a neighbour's keys. The field byte of a
 // posting is one of fieldTitle, fieldSummary, fieldTags, fieldContent: the
-// postings of a term are grouped by field so that a query reads title matches
-// before summary, tag and content matches.
+// postings of a term are grouped by field. Within a field they are ordered by
+// rank, the number of distinct bigrams of that field of the page (see
+// postingRank): a match in a shorter field weighs more in the Dice score, so
+// a query reading a posting list from its start meets the pages the term can
+// lift most first, and may stop early. The value of a posting holds the
+// bigram counts of the page's three scored fields (see postingValue), which
+// bound its score without reading its scoring record.
 const (
 	prefixPage    = memory.PrefixKnowledge + "p/"
 	prefixDoc     = memory.PrefixKnowledge + "d/"
@@ -28,7 +36,13 @@ const (
 	prefixCreated = memory.PrefixKnowledge + "c/"
 	prefixTag     = memory.PrefixKnowledge + "t/"
 	prefixIndex   = memory.PrefixKnowledge + "i/"
+	formatKey     = memory.PrefixKnowledge + "f"
 )
+
+// indexFormat is the version of the layout of the derived keys (scoring
+// records and postings). New rebuilds the derived keys of a Base written with
+// another version.
+const indexFormat = 2
 
 // Posting fields, in the order a query reads them.
 const (
@@ -56,8 +70,59 @@ func postingPrefix(term string, field byte) []byte {
 	return append(k, '/', field)
 }
 
-func postingKey(term string, field byte, id string) []byte {
-	return append(postingPrefix(term, field), id...)
+// postingKey is the key of the posting of term in field for page id, whose
+// rank in that field is rank (see postingRank).
+func postingKey(term string, field byte, rank uint16, id string) []byte {
+	k := binary.BigEndian.AppendUint16(postingPrefix(term, field), rank)
+	return append(k, id...)
+}
+
+// postingRank is the rank of a page's postings in field, given the bigram
+// counts of its scored fields: the count of that field, capped to 16 bits, or
+// 0 for tags, which do not take part in the score.
+func postingRank(field byte, counts [3]int) uint16 {
+	i := scoredFieldIndex(field)
+	if i < 0 {
+		return 0
+	}
+	return uint16(min(counts[i], math.MaxUint16))
+}
+
+// scoredFieldIndex is the index of field in docRecord order (title, summary,
+// content), or -1 for tags.
+func scoredFieldIndex(field byte) int {
+	switch field {
+	case fieldTitle:
+		return 0
+	case fieldSummary:
+		return 1
+	case fieldContent:
+		return 2
+	}
+	return -1
+}
+
+// postingValue encodes the bigram counts of a page's scored fields.
+func postingValue(counts [3]int) []byte {
+	b := make([]byte, 0, 3*binary.MaxVarintLen32)
+	for _, n := range counts {
+		b = binary.AppendUvarint(b, uint64(n))
+	}
+	return b
+}
+
+// parsePostingValue is the inverse of postingValue.
+func parsePostingValue(b []byte) ([3]int, bool) {
+	var counts [3]int
+	for i := range counts {
+		n, k := binary.Uvarint(b)
+		if k <= 0 || n > math.MaxInt32 {
+			return counts, false
+		}
+		counts[i] = int(n)
+		b = b[k:]
+	}
+	return counts, true
 }
 
 // createdKey orders pages by creation time, then id. The time is stored as

@@ -83,7 +83,7 @@ func TestDice(t *testing.T) {
 func TestDiceBound(t *testing.T) {
 	for _, s := range []string{"knowledge graph", "rust", "the quick brown fox", "知识库检索"} {
 		for _, text := range []string{"graph of knowledge", "rust", "", "quick", "知识"} {
-			q := bigramStrings(s)
+			q := bigramSet(s)
 			if d, b := Dice(s, text), diceBound(len(q), countBigrams(text)); d > b {
 				t.Errorf("Dice(%q, %q) = %v exceeds its bound %v", s, text, d, b)
 			}

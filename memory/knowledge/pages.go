@@ -89,7 +89,10 @@ type Base struct {
 }
 
 // New returns a Base over store. It fails when store is nil or the eviction
-// policy is invalid.
+// policy is invalid. When the store holds pages whose derived keys (scoring
+// records and postings) were written in an older layout, New rebuilds them
+// first (see Base.Rebuild); this happens once, on the first open after an
+// upgrade.
 func New(store *memory.Store, opts Options) (*Base, error) {
 	if store == nil {
 		return nil, &InvalidError{Field: "store", Value: "<nil>", Reason: "a memory.Store is required"}
@@ -104,6 +107,9 @@ func New(store *memory.Store, opts Options) (*Base, error) {
 	}
 	if b.ids == nil {
 		b.ids = randomID
+	}
+	if err := b.checkFormat(); err != nil {
+		return nil, err
 	}
 	return b, nil
 }
@@ -216,9 +222,7 @@ func (b *Base) put(ctx context.Context, p Page, mode putMode) (Page, error) {
 // has.
 func (b *Base) writePage(txn *badger.Txn, p, old *Page, oldExpiry uint64) error {
 	expires := b.policy.expiresAt(p.Created)
-	stored := *p
-	stored.AccessCount = 0
-	raw, err := json.Marshal(&stored)
+	raw, err := marshalPage(p)
 	if err != nil {
 		return err
 	}
@@ -232,10 +236,10 @@ func (b *Base) writePage(txn *badger.Txn, p, old *Page, oldExpiry uint64) error 
 	if err := b.refreshStatsExpiry(txn, p.ID, expires); err != nil {
 		return err
 	}
-	keys := derivedKeys(p)
-	var oldKeys map[string]struct{}
+	keys := derivedKeys(p, doc.bigrams)
+	var oldKeys map[string][]byte
 	if old != nil {
-		oldKeys = derivedKeys(old)
+		oldKeys = derivedKeys(old, newDocRecord(old).bigrams)
 		for k := range oldKeys {
 			if _, keep := keys[k]; !keep {
 				if err := txn.Delete([]byte(k)); err != nil {
@@ -244,15 +248,23 @@ func (b *Base) writePage(txn *badger.Txn, p, old *Page, oldExpiry uint64) error 
 			}
 		}
 	}
-	for k := range keys {
-		if _, had := oldKeys[k]; had && oldExpiry == expires {
-			continue // unchanged posting
+	for k, v := range keys {
+		if ov, had := oldKeys[k]; had && bytes.Equal(ov, v) && oldExpiry == expires {
+			continue // unchanged key
 		}
-		if err := setEntry(txn, []byte(k), nil, expires); err != nil {
+		if err := setEntry(txn, []byte(k), v, expires); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// marshalPage encodes p as stored: its access count lives in its recall
+// statistics, not in the page.
+func marshalPage(p *Page) ([]byte, error) {
+	stored := *p
+	stored.AccessCount = 0
+	return json.Marshal(&stored)
 }
 
 // refreshStatsExpiry gives an existing recall record the page's expiry.
@@ -274,13 +286,15 @@ func (b *Base) refreshStatsExpiry(txn *badger.Txn, id string, expires uint64) er
 	return setEntry(txn, statsKey(id), v, expires)
 }
 
-// derivedKeys returns the keys derived from p with empty values: its
-// creation-order key, its tag keys and its postings.
-func derivedKeys(p *Page) map[string]struct{} {
-	keys := make(map[string]struct{})
-	keys[string(createdKey(p.Created, p.ID))] = struct{}{}
+// derivedKeys returns the keys derived from p and their values: its
+// creation-order key and its tag keys (empty values) and its postings (see
+// postingKey and postingValue). counts are the bigram counts of its scored
+// fields (docRecord.bigrams).
+func derivedKeys(p *Page, counts [3]int) map[string][]byte {
+	keys := make(map[string][]byte)
+	keys[string(createdKey(p.Created, p.ID))] = nil
 	for _, tag := range p.Tags {
-		keys[string(tagKey(tag, p.ID))] = struct{}{}
+		keys[string(tagKey(tag, p.ID))] = nil
 	}
 	fields := [...]struct {
 		f    byte
@@ -291,9 +305,11 @@ func derivedKeys(p *Page) map[string]struct{} {
 		{fieldTags, joinTags(p.Tags)},
 		{fieldContent, p.Content},
 	}
+	value := postingValue(counts)
 	for _, fd := range fields {
+		rank := postingRank(fd.f, counts)
 		for _, term := range Keywords(fd.text) {
-			keys[string(postingKey(term, fd.f, p.ID))] = struct{}{}
+			keys[string(postingKey(term, fd.f, rank, p.ID))] = value
 		}
 	}
 	return keys
@@ -384,7 +400,7 @@ func deletePage(txn *badger.Txn, id string) error {
 	if old == nil {
 		return nil
 	}
-	for k := range derivedKeys(old) {
+	for k := range derivedKeys(old, newDocRecord(old).bigrams) {
 		if err := txn.Delete([]byte(k)); err != nil {
 			return err
 		}

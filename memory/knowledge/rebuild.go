@@ -42,6 +42,9 @@ func (b *Base) Rebuild(ctx context.Context) (RebuildReport, error) {
 	if err := b.reindex(ctx, &rep); err != nil {
 		return rep, fmt.Errorf("knowledge: rebuild: %w", err)
 	}
+	if err := b.db.Update(func(txn *badger.Txn) error { return setFormat(txn) }); err != nil {
+		return rep, fmt.Errorf("knowledge: rebuild: %w", err)
+	}
 	b.log.Info().Int("pages", rep.Pages).Int("postings", rep.Postings).Int("removed", rep.Removed).
 		Int("corrupt", len(rep.Corrupt)).Msg("knowledge index rebuilt")
 	return rep, nil
@@ -151,8 +154,8 @@ func writeDerived(wb *badger.WriteBatch, p *Page, expires uint64) (int, error) {
 		return 0, err
 	}
 	postings := 0
-	for k := range derivedKeys(p) {
-		e := badger.NewEntry([]byte(k), nil)
+	for k, v := range derivedKeys(p, doc.bigrams) {
+		e := badger.NewEntry([]byte(k), v)
 		e.ExpiresAt = expires
 		if err := wb.SetEntry(e); err != nil {
 			return postings, err
@@ -162,4 +165,49 @@ func writeDerived(wb *badger.WriteBatch, p *Page, expires uint64) (int, error) {
 		}
 	}
 	return postings, nil
+}
+
+// checkFormat rebuilds the derived keys when they were written in another
+// layout than indexFormat, and records the layout of a new Base.
+func (b *Base) checkFormat() error {
+	var stored []byte
+	hasPages := false
+	err := b.db.View(func(txn *badger.Txn) error {
+		item, err := txn.Get([]byte(formatKey))
+		switch {
+		case err == nil:
+			stored, err = item.ValueCopy(nil)
+			if err != nil {
+				return err
+			}
+		case !errors.Is(err, badger.ErrKeyNotFound):
+			return err
+		}
+		it := txn.NewIterator(badger.IteratorOptions{Prefix: []byte(prefixPage)})
+		defer it.Close()
+		it.Rewind()
+		hasPages = it.Valid()
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("knowledge: read index format: %w", err)
+	}
+	switch {
+	case len(stored) == 1 && stored[0] == indexFormat:
+		return nil
+	case !hasPages:
+		if err := b.db.Update(func(txn *badger.Txn) error { return setFormat(txn) }); err != nil {
+			return fmt.Errorf("knowledge: write index format: %w", err)
+		}
+		return nil
+	}
+	b.log.Info().Bytes("format", stored).Int("want", indexFormat).Msg("knowledge index format changed; rebuilding")
+	// New takes no context: the rebuild runs to completion, once.
+	_, err = b.Rebuild(context.Background())
+	return err
+}
+
+// setFormat records indexFormat as the layout of the derived keys.
+func setFormat(txn *badger.Txn) error {
+	return txn.Set([]byte(formatKey), []byte{indexFormat})
 }

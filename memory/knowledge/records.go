@@ -8,37 +8,45 @@ import (
 )
 
 // docRecord is what the retriever reads to score a candidate without decoding
-// the page: the normalised (lower-cased) title, summary and first
-// MaxScoredContent bytes of content, the number of distinct bigrams of each,
-// and the update time used to break ties.
+// the page: the distinct character bigrams of the normalised (lower-cased)
+// title, summary and first MaxScoredContent bytes of content, each set
+// encoded by encodeBigramSet, their sizes, and the update time used to break
+// ties. Scoring a candidate is a merge of each set with the query's bigrams.
 type docRecord struct {
 	updated time.Time
-	text    [3][]byte // title, summary, content prefix; normalised
-	bigrams [3]int    // distinct bigrams of each text
+	sets    [3][]byte // title, summary, content prefix: encoded bigram sets
+	bigrams [3]int    // distinct bigrams of each field
 }
 
-const docRecordVersion = 1
+// docRecordVersion is the first byte of an encoded docRecord.
+const docRecordVersion = 2
 
 // newDocRecord builds the scoring record of p.
 func newDocRecord(p *Page) docRecord {
 	d := docRecord{updated: p.Updated}
-	for i, t := range [3]string{p.Title, p.Summary, cutUTF8(p.Content, MaxScoredContent)} {
-		t = normalize(t)
-		d.text[i] = []byte(t)
-		d.bigrams[i] = countBigrams(t)
+	for i, t := range scoredFields(p) {
+		set := bigramSet(normalize(t))
+		d.sets[i] = encodeBigramSet(set)
+		d.bigrams[i] = len(set)
 	}
 	return d
 }
 
+// scoredFields are the texts of p that the score compares with a query:
+// title, summary and the first MaxScoredContent bytes of content.
+func scoredFields(p *Page) [3]string {
+	return [3]string{p.Title, p.Summary, cutUTF8(p.Content, MaxScoredContent)}
+}
+
 func (d *docRecord) marshal() []byte {
 	n := 1 + 8 + 3*2*binary.MaxVarintLen32
-	for _, t := range d.text {
+	for _, t := range d.sets {
 		n += len(t)
 	}
 	b := make([]byte, 0, n)
 	b = append(b, docRecordVersion)
 	b = binary.BigEndian.AppendUint64(b, uint64(d.updated.UnixNano()))
-	for i, t := range d.text {
+	for i, t := range d.sets {
 		b = binary.AppendUvarint(b, uint64(d.bigrams[i]))
 		b = binary.AppendUvarint(b, uint64(len(t)))
 		b = append(b, t...)
@@ -46,7 +54,7 @@ func (d *docRecord) marshal() []byte {
 	return b
 }
 
-// unmarshalDocRecord decodes a record without copying: the texts alias b.
+// unmarshalDocRecord decodes a record without copying: the sets alias b.
 func unmarshalDocRecord(b []byte) (docRecord, error) {
 	var d docRecord
 	if len(b) < 9 || b[0] != docRecordVersion {
@@ -54,7 +62,7 @@ func unmarshalDocRecord(b []byte) (docRecord, error) {
 	}
 	d.updated = time.Unix(0, int64(binary.BigEndian.Uint64(b[1:9])))
 	b = b[9:]
-	for i := range d.text {
+	for i := range d.sets {
 		n, k := binary.Uvarint(b)
 		if k <= 0 || n > math.MaxInt32 {
 			return d, fmt.Errorf("%w: scoring record: bad bigram count", ErrCorrupt)
@@ -66,7 +74,7 @@ func unmarshalDocRecord(b []byte) (docRecord, error) {
 		}
 		b = b[k:]
 		d.bigrams[i] = int(n)
-		d.text[i] = b[:l:l]
+		d.sets[i] = b[:l:l]
 		b = b[l:]
 	}
 	return d, nil

@@ -289,8 +289,9 @@ func TestIndex_Maintenance(t *testing.T) {
 	if err := b.Delete(ctx, "p"); err != nil {
 		t.Fatal(err)
 	}
-	if keys := keysWithPrefix(t, b, memory.PrefixKnowledge); len(keys) != 0 {
-		t.Errorf("keys left after Delete: %q", keys)
+	// Only the layout marker of the Base remains.
+	if keys := keysWithPrefix(t, b, memory.PrefixKnowledge); !slices.Equal(keys, []string{formatKey}) {
+		t.Errorf("keys left after Delete: %q, want only %q", keys, formatKey)
 	}
 }
 
@@ -299,7 +300,7 @@ func TestRetriever_StalePostingsSkippedAndDropped(t *testing.T) {
 	b := newTestBase(t, Options{})
 	mustCreate(t, b, Page{ID: "live", Title: "orphan postings"})
 	err := b.db.Update(func(txn *badger.Txn) error {
-		return txn.Set(postingKey("orphan", fieldTitle, "ghost"), nil)
+		return txn.Set(postingKey("orphan", fieldTitle, 3, "ghost"), postingValue([3]int{3, 0, 0}))
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -312,7 +313,7 @@ func TestRetriever_StalePostingsSkippedAndDropped(t *testing.T) {
 	if diff := cmp.Diff([]string{"live"}, resultIDs(res)); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
-	if keys := keysWithPrefix(t, b, string(postingKey("orphan", fieldTitle, "ghost"))); len(keys) != 0 {
+	if keys := keysWithPrefix(t, b, string(postingKey("orphan", fieldTitle, 3, "ghost"))); len(keys) != 0 {
 		t.Errorf("stale posting not deleted: %q", keys)
 	}
 }
@@ -337,7 +338,7 @@ func TestBase_Rebuild(t *testing.T) {
 				}
 			}
 		}
-		if err := txn.Set(postingKey("junk", fieldContent, "gone"), nil); err != nil {
+		if err := txn.Set(postingKey("junk", fieldContent, 0, "gone"), nil); err != nil {
 			return err
 		}
 		return txn.Set(statsKey("gone"), recallStats{recalls: 1}.marshal())
@@ -476,4 +477,72 @@ func FuzzRetrieve(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestRetriever_AgreesWithExhaustive checks, on a generated corpus, that the
+// budgeted retriever finds most of the top results of an exhaustive search,
+// and that the exhaustive search ranks exactly as scoring every page would.
+func TestRetriever_AgreesWithExhaustive(t *testing.T) {
+	ctx := context.Background()
+	const n = 1500
+	c := newCorpus(3000, 11)
+	b := newTestBase(t, Options{})
+	created := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	var pages []Page
+	for i := range n {
+		pages = append(pages, c.page(i, created))
+	}
+	if _, err := b.Import(ctx, pagesOf(pages...)); err != nil {
+		t.Fatal(err)
+	}
+	queries := make([]string, 40)
+	for i := range queries {
+		queries[i] = c.query(i, n)
+	}
+	// A small budget, so that it binds on this corpus.
+	small := RetrieverOptions{MaxCandidates: 100, MaxPostings: 1000}
+	if got := topOverlap(t, b, small, queries); got < 0.6 {
+		t.Errorf("top-20 overlap with the exhaustive search = %.3f, want at least 0.6", got)
+	}
+	// The exhaustive search against a brute-force scan of the union.
+	exact := newTestRetriever(t, b, RetrieverOptions{MaxCandidates: -1, SkipRecall: true})
+	for _, q := range queries[:5] {
+		res, err := exact.Retrieve(ctx, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want []scored
+		terms := Keywords(q)
+		for _, p := range pages {
+			keys := derivedKeys(&p, newDocRecord(&p).bigrams)
+			inUnion := false
+			for _, term := range terms {
+				for _, f := range queryFields {
+					k := string(postingKey(term, f, postingRank(f, newDocRecord(&p).bigrams), p.ID))
+					if _, ok := keys[k]; ok {
+						inUnion = true
+					}
+				}
+			}
+			if !inUnion {
+				continue
+			}
+			nq := normalize(q)
+			s := WeightTitle*Dice(nq, normalize(p.Title)) + WeightSummary*Dice(nq, normalize(p.Summary)) +
+				WeightContent*Dice(nq, normalize(cutUTF8(p.Content, MaxScoredContent)))
+			if s >= 0.1 {
+				got, _ := b.Get(ctx, p.ID)
+				want = append(want, scored{id: p.ID, score: s, updated: got.Updated})
+			}
+		}
+		slices.SortFunc(want, better)
+		want = want[:min(len(want), 20)]
+		var wantIDs []string
+		for _, s := range want {
+			wantIDs = append(wantIDs, s.id)
+		}
+		if diff := cmp.Diff(wantIDs, resultIDs(res)); diff != "" {
+			t.Errorf("Retrieve(%q) exhaustive (-brute force +got):\n%s", q, diff)
+		}
+	}
 }
