@@ -16,6 +16,7 @@ import (
 	"github.com/agcore/agcore/providers"
 	"github.com/agcore/agcore/supervisor"
 	"github.com/agcore/agcore/toolsys"
+	"github.com/agcore/agcore/toolsys/mcp"
 )
 
 // Tools is what the runtime needs of a tool registry; *toolsys.Registry
@@ -207,6 +208,14 @@ type Config struct {
 	Tools Tools
 	// Workspace confines the file tools. Nil means they may not touch files.
 	Workspace *toolsys.Workspace
+	// MCPServers are MCP servers whose tools agents may call, as
+	// mcp__<server>__<tool>. The runtime keeps one supervised connection
+	// per server, shared by every session, and registers the tools in
+	// Tools while the server is up (removing them at Shutdown). Tools must
+	// then be a *toolsys.Registry, so that remote tools pass its permission
+	// checks, or nil: the runtime then keeps a registry of its own. Nil
+	// means no servers. See Runtime.MCPStatus.
+	MCPServers []mcp.ServerConfig
 
 	// Agents are the agent profiles. Empty means one profile named
 	// "default" with no prompt of its own and every tool.
@@ -219,6 +228,10 @@ type Config struct {
 	BasePrompt string
 	// PromptVars are template variables shared by every prompt.
 	PromptVars map[string]any
+
+	// SubAgents enables the spawn_agent and transfer_to_agent tools and
+	// bounds sub-agents. The zero value enables neither tool.
+	SubAgents SubAgents
 
 	// Hooks observe and steer turns; they run in registration order.
 	Hooks Hooks

@@ -3,7 +3,10 @@
 //
 // Embed a runtime and stream one turn:
 //
-//	rt, err := actors.NewInMemory(actors.Config{Provider: provider, Tools: registry})
+//	model := scripted.MustNew(scripted.Script{Rules: []scripted.Rule{
+//		{Match: scripted.Match{Any: true}, Reply: scripted.Reply{Text: "Hello!"}},
+//	}}, scripted.Options{}) // or openai.New(...) for a real endpoint
+//	rt, err := actors.New(actors.Config{DataDir: "agcore-data", Provider: model, Tools: registry})
 //	if err != nil {
 //		return err
 //	}
@@ -12,7 +15,7 @@
 //	if err != nil {
 //		return err
 //	}
-//	for ev, err := range sess.Stream(ctx, messages.UserText("list the files")) {
+//	for ev, err := range sess.Stream(ctx, messages.UserText("hi")) {
 //		if err != nil {
 //			return err
 //		}
@@ -20,6 +23,10 @@
 //			fmt.Print(d.Text)
 //		}
 //	}
+//
+// Session.Submit runs a turn and returns its *TurnResult instead of
+// streaming it. NewInMemory starts a runtime on an in-memory store, for
+// tests and examples. No protoactor type appears in this API.
 //
 // # Sessions
 //
@@ -34,7 +41,8 @@
 // stops, a limit is hit, or the turn is cancelled. The session's mailbox
 // never waits on a model or a tool, so Cancel, Status and a user message
 // that arrives mid-turn (Limits.MidTurn: queue, interrupt or reject) are
-// handled at once.
+// handled at once. Session.Cancel cancels the contexts of the turn's model
+// call and tool calls and journals the cancellation.
 //
 // # Supervision
 //
@@ -44,9 +52,11 @@
 // executor busy until it returns, without holding up the session. A session
 // actor that panics (a failed journal append, a bug) is restarted by its
 // supervisor and rebuilds its state from the journal; submissions not yet
-// journaled are taken up again. When its restart budget runs out the
-// session stops and its callers get a *SessionStoppedError with the
-// reason; a session fenced off by a newer activation stops at once.
+// journaled are taken up again. When its restart budget
+// (Config.RestartBudget) runs out the session stops and its callers get a
+// *SessionStoppedError with the reason; a session fenced off by a newer
+// activation stops at once. The strategies and deciders live in package
+// supervisor.
 //
 // # Durability
 //
@@ -57,7 +67,35 @@
 // (otherwise the model reads that it was interrupted), and the turn
 // completes. A submission carries a turn id (WithTurnID); resubmitting it
 // follows the turn in progress, or returns how it ended, instead of running
-// it twice.
+// it twice. Config.Durability says when an append reaches the disk.
+//
+// # Streaming
+//
+// Stream yields one turn's events in the order the session published them:
+// TurnStarted, TextDelta, ToolStarted, ToolFinished (with its duration and
+// error flag), UsageReported, ContextCompacted and ErrorEvent as they
+// happen, and TurnEnded last; Watch yields every event of a session. A
+// slow consumer never blocks the session: each subscriber has a buffer of
+// Config.EventBuffer events. When it is full, text deltas are dropped (the
+// complete text is in TurnEnded), TurnEnded is always delivered, and any
+// other event ends the stream with ErrSlowSubscriber while the turn goes
+// on. Breaking out of the loop or cancelling its context stops the stream,
+// not the turn.
+//
+// # Tools and MCP
+//
+// Config.Tools holds the tools agents may call, usually a
+// *toolsys.Registry of typed tools (toolsys.Typed) whose calls pass its
+// permission pipeline; an agent profile's Tools allow-list narrows them.
+// Config.MCPServers connects Model Context Protocol servers: each gets one
+// connection actor, named mcp/<server> and shared by every session, whose
+// tools are registered in that registry as mcp__<server>__<tool> while the
+// server is up. A server that exits is reconnected with exponential
+// backoff; one that never comes up is given up on after a few attempts and
+// reported by Runtime.MCPStatus, never retried in a loop. Cancelling a
+// turn cancels its remote calls, and the server is told. MCPResources,
+// ReadMCPResource, MCPPrompts and GetMCPPrompt reach a server's resources
+// and prompts.
 //
 // # Prompts, hooks and services
 //
@@ -65,10 +103,10 @@
 // agent profile's prompt (text/template; a missing variable is an error),
 // the environment, the note left by an agent switch, the session-memory
 // snapshot and, for agents with Retrieve, knowledge retrieved for the last
-// user message. Hooks run in registration order at the points named by
-// HookEvent. Two service actors serve every session: the compactor, which
-// compacts a history past its threshold between turns (and at once, then
-// retries the model call, when the provider reports a context-length
-// error), and the retriever, which answers knowledge queries and backs the
-// retrieve tool.
+// user message (KnowledgeFrom serves it from a memory/knowledge base).
+// Hooks run in registration order at the points named by HookEvent. Two
+// service actors serve every session: the compactor, which compacts a
+// history past its threshold between turns (and at once, then retries the
+// model call, when the provider reports a context-length error), and the
+// retriever, which answers knowledge queries and backs the retrieve tool.
 package actors

@@ -30,6 +30,7 @@ func (rt *Runtime) toolDefinitions(a *agent) []messages.ToolDefinition {
 	if a.Retrieve && rt.cfg.Knowledge != nil {
 		defs = append(defs, retrieveDefinition)
 	}
+	defs = append(defs, rt.swarm.definitions(a)...)
 	return defs
 }
 

@@ -46,6 +46,8 @@ type Runtime struct {
 	sessionStrategy actor.SupervisorStrategy
 	compactor       *actor.PID
 	retriever       *actor.PID
+	swarm           *swarm
+	mcp             *mcpSet // nil without Config.MCPServers
 
 	// ctx is cancelled when the runtime has shut down; journal calls and
 	// turns derive from it.
@@ -63,6 +65,7 @@ type entry struct {
 	id  string
 	hub *hub
 	pid *actor.PID
+	sub *subSpec // set for a sub-agent session
 
 	mu      sync.Mutex
 	pending []*submitCmd
@@ -158,6 +161,9 @@ func New(cfg Config) (*Runtime, error) {
 	if err := rt.configureProviders(); err != nil {
 		return nil, err
 	}
+	if err := rt.configureMCP(); err != nil {
+		return nil, err
+	}
 	var err error
 	if rt.base, err = compileTemplate("base", cfg.BasePrompt); err != nil {
 		return nil, configErr("BasePrompt", "%v", err)
@@ -177,11 +183,15 @@ func New(cfg Config) (*Runtime, error) {
 			return nil, configErr("Agents", "agent %q: %v", name, err)
 		}
 	}
+	if err := rt.configureSwarm(); err != nil {
+		return nil, err
+	}
 	if err := rt.openJournal(); err != nil {
 		return nil, err
 	}
 	rt.ctx, rt.cancel = context.WithCancel(context.Background())
 	rt.startActors()
+	rt.startMCP()
 	return rt, nil
 }
 
@@ -449,6 +459,7 @@ func (rt *Runtime) Shutdown(ctx context.Context) error {
 	}
 	_ = waitFuture(ctx, rt.system.Root.PoisonFuture(rt.compactor))
 	_ = waitFuture(ctx, rt.system.Root.PoisonFuture(rt.retriever))
+	rt.stopMCP(ctx)
 	rt.cancel()
 	rt.system.Shutdown()
 	var errs []error

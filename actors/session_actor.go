@@ -56,6 +56,7 @@ func (a *sessionActor) Receive(ctx actor.Context) {
 		a.abandon()
 	case *actor.Stopped:
 		a.e.setBusy(false)
+		a.onStoppedSub()
 		close(a.e.gone)
 	case *actor.ReceiveTimeout:
 		if a.turn == nil && len(a.queue) == 0 && !a.compacting && a.rt.passivate(a.e) {
@@ -98,6 +99,12 @@ func (a *sessionActor) Receive(ctx actor.Context) {
 		}
 	case *compactDone:
 		a.onCompactDone(m)
+	case *subSpawnCmd:
+		a.onSubSpawn(m)
+	case *subFinishCmd:
+		a.onSubFinish(m)
+	case *transferCmd:
+		a.onTransfer(m)
 	case *faultCmd:
 		panic(m.err)
 	}
@@ -105,7 +112,12 @@ func (a *sessionActor) Receive(ctx actor.Context) {
 
 // HandleFailure implements actor.SupervisorStrategy for the actor's
 // children (model calls and tool executors) through the tool strategy.
+// A sub-agent's session actor is supervised as every session is.
 func (a *sessionActor) HandleFailure(sys *actor.ActorSystem, sup actor.Supervisor, child *actor.PID, rs *actor.RestartStatistics, reason, message any) {
+	if a.isSubAgent(child) {
+		a.rt.sessionStrategy.HandleFailure(sys, sup, child, rs, reason, message)
+		return
+	}
 	a.toolStrategy.HandleFailure(sys, sup, child, rs, reason, message)
 }
 
@@ -130,7 +142,9 @@ func (a *sessionActor) start(ctx actor.Context) {
 		panic(fmt.Errorf("activate session %s: %w: %w", a.id, memory.ErrConflict, err))
 	}
 	a.st, a.tail = st, tail
-	if st.Agent == "" || a.rt.agents[st.Agent] == nil {
+	if ag := a.subAgentFor(st.Agent); ag != nil {
+		st.Agent = ag.Name
+	} else if st.Agent == "" || a.rt.agents[st.Agent] == nil {
 		st.Agent = a.rt.defaultAgent
 	}
 	a.log.Debug().Uint64("activation", activation).Uint64("tail", tail).Msg("session activated")
@@ -190,7 +204,12 @@ func (a *sessionActor) meta() messages.EventMeta {
 	return messages.EventMeta{Session: a.id, Turn: turn}
 }
 
-func (a *sessionActor) agent() *agent { return a.rt.agents[a.st.Agent] }
+func (a *sessionActor) agent() *agent {
+	if ag := a.subAgentFor(a.st.Agent); ag != nil {
+		return ag
+	}
+	return a.rt.agents[a.st.Agent]
+}
 
 func (a *sessionActor) hook(ctx context.Context, hc *HookContext) []HookResult {
 	hc.Session, hc.Agent = a.id, a.st.Agent
@@ -263,15 +282,24 @@ func (a *sessionActor) switchAgent(name string) error {
 	if a.turn != nil {
 		return fmt.Errorf("%w: cannot switch agents during turn %d", ErrSessionBusy, a.turn.index)
 	}
+	a.applySwitch(name, "")
+	return nil
+}
+
+// applySwitch journals a switch to the agent profile name, with a note for
+// the new agent that gives reason when there is one.
+func (a *sessionActor) applySwitch(name, reason string) {
 	from := a.st.Agent
 	if from == name {
-		return nil
+		return
 	}
 	note := fmt.Sprintf("You are now the %q agent, taking over this conversation from the %q agent. Earlier replies followed that agent's instructions and tools; follow yours from here on.", name, from)
+	if reason != "" {
+		note += " Reason for the hand-off: " + reason
+	}
 	a.appendEvents(messages.AgentSwitched{From: from, To: name, Note: note})
 	a.publish(messages.AgentChanged{EventMeta: a.meta(), From: from, To: name})
 	a.log.Info().Str("from", from).Str("to", name).Msg("agent switched")
-	return nil
 }
 
 // onChildFailure runs (through the tool strategy) when a child panicked:

@@ -21,6 +21,8 @@ type toolExec struct {
 	ctx  context.Context
 	call messages.ToolCall
 	tc   *toolsys.Context
+	// caller describes the session to the runtime's built-in tools.
+	caller *caller
 }
 
 // Receive implements actor.Actor.
@@ -40,6 +42,9 @@ func (x *toolExec) run() (toolsys.Result, error) {
 	raw := json.RawMessage(x.call.Arguments)
 	if x.call.Name == retrieveToolName {
 		return x.rt.retrieveTool(x.ctx, raw)
+	}
+	if tool, ok := x.rt.swarm.tool(x.call.Name); ok {
+		return tool.Execute(withCaller(x.ctx, x.caller), raw, x.tc)
 	}
 	if x.rt.cfg.Tools == nil {
 		return toolsys.ErrorResult("unknown tool %q: no tools are configured", x.call.Name), nil

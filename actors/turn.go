@@ -118,6 +118,9 @@ func (a *sessionActor) rerunnable(name string) bool {
 	if name == retrieveToolName {
 		return true
 	}
+	if tool, ok := a.rt.swarm.tool(name); ok {
+		return tool.Idempotent()
+	}
 	if a.rt.cfg.Tools == nil {
 		return false
 	}
@@ -189,6 +192,7 @@ func (a *sessionActor) onModelDone(m *modelDone) {
 	a.hook(t.ctx, &HookContext{Event: PostRequest, Request: m.req, Response: resp})
 	msg := resp.Message
 	msg.Role = messages.RoleAssistant
+	msg.ToolCalls = uniqueCallIDs(msg.ToolCalls, t.index, t.roundTrips)
 	model := resp.Model
 	if model == "" {
 		model = m.req.Model
@@ -199,6 +203,10 @@ func (a *sessionActor) onModelDone(m *modelDone) {
 	t.usage = t.usage.Add(resp.Usage)
 	t.cost += cost
 	a.publish(messages.UsageReported{EventMeta: a.meta(), Model: model, Usage: resp.Usage, Cost: cost, SessionUsage: a.st.Usage, SessionCost: a.st.Cost})
+	if reason := a.chargeBudget(resp.Usage, cost); reason != "" {
+		a.endTurn(messages.OutcomeLimit, reason)
+		return
+	}
 	if resp.FinishReason == messages.FinishToolCalls && len(msg.ToolCalls) > 0 {
 		a.runTools(msg.ToolCalls)
 		return
@@ -272,6 +280,9 @@ func (a *sessionActor) startTool(call messages.ToolCall) {
 	a.publish(messages.ToolStarted{EventMeta: a.meta(), CallID: call.ID, Name: call.Name, Arguments: call.Arguments})
 
 	timeout := a.agent().limits.ToolTimeout
+	if call.Name == SpawnAgentToolName && a.rt.swarm.cfg.Enabled {
+		timeout = 0 // a sub-agent's wall time is its budget's
+	}
 	ctx, cancel := context.WithCancel(t.ctx)
 	if timeout > 0 {
 		ctx, cancel = context.WithTimeout(t.ctx, timeout)
@@ -280,7 +291,7 @@ func (a *sessionActor) startTool(call messages.ToolCall) {
 	ex := &toolExec{rt: a.rt, gen: gen, ctx: ctx, call: call, tc: &toolsys.Context{
 		SessionID: a.id, Turn: t.index, CallID: call.ID, Workspace: a.rt.cfg.Workspace,
 		Logger: a.log.With().Str("tool", call.Name).Str("call", call.ID).Logger(), Costs: a.rt.tracker,
-	}}
+	}, caller: a.callerFor(call)}
 	run := &toolRun{call: call, cancel: cancel, started: a.rt.clock.Now()}
 	run.pid = a.spawnChild(actor.PropsFromProducer(func() actor.Actor { return ex }), "tool/"+call.ID)
 	if timeout > 0 {

@@ -14,6 +14,7 @@ import (
 	"github.com/agcore/agcore/actors"
 	"github.com/agcore/agcore/memory"
 	"github.com/agcore/agcore/messages"
+	"github.com/agcore/agcore/toolsys"
 )
 
 func TestLoad_Example(t *testing.T) {
@@ -270,5 +271,55 @@ limits:
 		if c.IsError {
 			t.Errorf("tool call %s failed: %s", c.Name, c.Content)
 		}
+	}
+}
+
+func TestBuild_MCPServers(t *testing.T) {
+	cfg, err := Parse("agcore.yaml", []byte(`
+mcp_servers:
+  - name: fs
+    command: node
+    args: [server.js, /data]
+    env: [MODE=ro]
+    permission: read-only
+  - name: remote
+    url: http://127.0.0.1:9000/mcp
+    bearer_token_env: REMOTE_TOKEN
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Workspace = t.TempDir()
+	getenv := func(k string) string {
+		if k == "REMOTE_TOKEN" {
+			return "tok"
+		}
+		return ""
+	}
+	built, err := Build(t.Context(), cfg, BuildOptions{Getenv: getenv})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer built.Close()
+	servers := built.Runtime.MCPServers
+	if len(servers) != 2 {
+		t.Fatalf("MCPServers = %+v, want fs and remote", servers)
+	}
+	fs, remote := servers[0], servers[1]
+	if fs.Name != "fs" || fs.Command != "node" || len(fs.Args) != 2 || fs.Permission == nil || *fs.Permission != toolsys.PermReadOnly {
+		t.Errorf("fs = %+v", fs)
+	}
+	if remote.Name != "remote" || remote.URL != "http://127.0.0.1:9000/mcp" || remote.BearerToken != "tok" {
+		t.Errorf("remote = %+v", remote)
+	}
+
+	// Commands that only list built-in tools leave the servers out.
+	built2, err := Build(t.Context(), cfg, BuildOptions{Getenv: getenv, SkipMCP: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer built2.Close()
+	if len(built2.Runtime.MCPServers) != 0 {
+		t.Errorf("SkipMCP kept %d servers", len(built2.Runtime.MCPServers))
 	}
 }

@@ -24,13 +24,13 @@ type BuildOptions struct {
 	Getenv func(string) string
 	// Logger is the runtime's logger. The zero Logger discards.
 	Logger zerolog.Logger
-	// SkipMCP leaves the MCP servers unconnected (for commands that only
-	// list the built-in tools).
+	// SkipMCP leaves the MCP servers out of the runtime configuration (for
+	// commands that only list the built-in tools).
 	SkipMCP bool
 }
 
 // Built is a runtime configuration made from a Config, with the resources
-// it holds (MCP connections, background processes of bash).
+// it holds (the background processes of bash).
 type Built struct {
 	// Runtime is the configuration to pass to actors.New. Its DataDir is
 	// the Config's; clear it to run in memory.
@@ -55,9 +55,11 @@ func (b *Built) Close() error {
 // Build makes the runtime configuration of c: a provider registry with
 // every provider (the default one being that of default_model), the price
 // table, the agent profiles, the limits, and a tool registry holding the
-// built-in tools confined to the workspace and the tools of every MCP
-// server, behind the permission pipeline. ctx bounds connecting to the
-// MCP servers.
+// built-in tools confined to the workspace behind the permission
+// pipeline, and the MCP servers. The runtime connects to the MCP servers
+// itself, one supervised connection actor per server that reconnects with
+// backoff, and registers their tools in the same registry, so they pass the
+// same permission pipeline. ctx is unused and kept for future I/O.
 func Build(ctx context.Context, c *Config, opts BuildOptions) (*Built, error) {
 	if opts.Getenv == nil {
 		opts.Getenv = os.Getenv
@@ -73,8 +75,18 @@ func Build(ctx context.Context, c *Config, opts BuildOptions) (*Built, error) {
 	if err != nil {
 		return nil, err
 	}
-	if b.Tools, err = b.tools(ctx, c, opts); err != nil {
+	if b.Tools, err = b.tools(c, opts); err != nil {
 		return nil, err
+	}
+	var servers []mcp.ServerConfig
+	if !opts.SkipMCP {
+		for _, s := range c.MCPServers {
+			sc, err := s.ServerConfig(opts.Getenv)
+			if err != nil {
+				return nil, err
+			}
+			servers = append(servers, sc)
+		}
 	}
 	dir := c.Workspace
 	if dir == "" {
@@ -122,6 +134,7 @@ func Build(ctx context.Context, c *Config, opts BuildOptions) (*Built, error) {
 		DefaultAgent: c.DefaultAgent,
 		BasePrompt:   c.BasePrompt,
 		Limits:       limits,
+		MCPServers:   servers,
 		Logger:       opts.Logger,
 	}
 	ok = true
@@ -191,9 +204,8 @@ var builtinCategory = map[string]string{
 	"grep": "files", "bash": "shell", "bash_process": "shell", "web_fetch": "web",
 }
 
-// tools builds the tool registry: the built-in tools and, unless
-// opts.SkipMCP, the tools of every MCP server.
-func (b *Built) tools(ctx context.Context, c *Config, opts BuildOptions) (*toolsys.Registry, error) {
+// tools builds the tool registry with the built-in tools.
+func (b *Built) tools(c *Config, opts BuildOptions) (*toolsys.Registry, error) {
 	perms, err := toolsys.NewPermissions(c.permissionConfig())
 	if err != nil {
 		return nil, fmt.Errorf("config: permissions: %w", err)
@@ -206,25 +218,6 @@ func (b *Built) tools(ctx context.Context, c *Config, opts BuildOptions) (*tools
 		cat := builtinCategory[t.Name()]
 		if err := reg.Register(t, toolsys.WithCategory(cat), toolsys.WithTags("builtin", cat)); err != nil {
 			return nil, fmt.Errorf("config: tool %s: %w", t.Name(), err)
-		}
-	}
-	if opts.SkipMCP {
-		return reg, nil
-	}
-	for _, s := range c.MCPServers {
-		sc, err := s.ServerConfig(opts.Getenv)
-		if err != nil {
-			return nil, err
-		}
-		client, err := mcp.Connect(ctx, sc, mcp.Options{Logger: log.With().Str("mcp_server", s.Name).Logger()})
-		if err != nil {
-			return nil, fmt.Errorf("config: mcp server %s: %w", s.Name, err)
-		}
-		b.closers = append(b.closers, client.Close)
-		for _, t := range client.Tools() {
-			if err := reg.Register(t, toolsys.WithCategory("mcp"), toolsys.WithTags("mcp", s.Name)); err != nil {
-				return nil, fmt.Errorf("config: mcp server %s: %w", s.Name, err)
-			}
 		}
 	}
 	return reg, nil

@@ -1,0 +1,165 @@
+package actors_test
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/agcore/agcore/actors"
+	"github.com/agcore/agcore/actors/plan"
+	"github.com/agcore/agcore/messages"
+	"github.com/agcore/agcore/providers/scripted"
+	"github.com/agcore/agcore/toolsys"
+)
+
+// stepLog records OnPlanStepComplete calls.
+type stepLog struct {
+	mu    sync.Mutex
+	steps []plan.Step
+}
+
+func (l *stepLog) hook(_ context.Context, _ *plan.Plan, s plan.Step) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.steps = append(l.steps, s)
+}
+
+func (l *stepLog) summary() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var out []string
+	for _, s := range l.steps {
+		out = append(out, string(rune('0'+s.Index))+":"+s.Status.String())
+	}
+	return out
+}
+
+const fourStepPlan = "Here is the plan:\n```json\n" + `{"goal": "a report", "steps": [
+ {"description": "collect the data"},
+ {"description": "analyse part A", "depends_on": [0], "independent": true},
+ {"description": "analyse part B", "depends_on": [0], "independent": true},
+ {"description": "write the report", "depends_on": [1, 2]}]}` + "\n```"
+
+func TestTaskAgent_Run(t *testing.T) {
+	gate := newBarrier(2)
+	script := scripted.Script{Rules: []scripted.Rule{
+		{Match: scripted.Match{Role: messages.RoleUser, Contains: "Your step (1 of 4)"}, Reply: scripted.Reply{Text: "data collected"}},
+		{Match: scripted.Match{Role: messages.RoleUser, Regexp: `Your step \([23] of 4\)`}, Reply: scripted.Reply{ToolCalls: []scripted.ToolCall{{Name: "gate", Arguments: "{}"}}}},
+		{Match: scripted.Match{Tool: "gate"}, Reply: scripted.Reply{Text: "analysis done"}},
+		{Match: scripted.Match{Role: messages.RoleUser, Contains: "Your step (4 of 4)"}, Reply: scripted.Reply{Text: "the report"}},
+		{Match: scripted.Match{Role: messages.RoleUser, Regexp: "^Goal:"}, Reply: scripted.Reply{Text: fourStepPlan}},
+	}}
+	f := newFixture(t, script, []toolsys.Tool{gate.tool()}, nil)
+	log := &stepLog{}
+	ta, err := actors.NewTaskAgent(f.rt, actors.TaskAgentConfig{Session: "planner", OnPlanStepComplete: log.hook})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := ta.Run(t.Context(), "write a report")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !p.Done() || len(p.Failed()) != 0 || p.Goal != "a report" {
+		t.Fatalf("plan = %+v", p)
+	}
+	wantResults := []string{"data collected", "analysis done", "analysis done", "the report"}
+	for i, s := range p.Steps {
+		if s.Status != plan.Completed || s.Result != wantResults[i] {
+			t.Errorf("step %d = %s %q, want completed %q", i, s.Status, s.Result, wantResults[i])
+		}
+	}
+	if got := gate.max(); got != 2 {
+		t.Errorf("the independent steps reached a concurrency of %d, want 2", got)
+	}
+	got := log.summary()
+	if len(got) != 4 || got[0] != "0:completed" || got[3] != "3:completed" || !slices.Contains(got, "1:completed") || !slices.Contains(got, "2:completed") {
+		t.Errorf("hook calls = %v", got)
+	}
+}
+
+func TestTaskAgent_ExecutePlan_FailureSkipsDependants(t *testing.T) {
+	script := scripted.Script{Rules: []scripted.Rule{
+		{Match: scripted.Match{Role: messages.RoleUser, Contains: "break"}, Reply: scripted.Reply{Fail: &scripted.Failure{Kind: scripted.FailBadRequest}}},
+		{Match: scripted.Match{Any: true}, Reply: scripted.Reply{Text: "ok"}},
+	}}
+	f := newFixture(t, script, nil, func(c *actors.Config) { c.Retry.MaxRetries = -1 })
+	log := &stepLog{}
+	ta, err := actors.NewTaskAgent(f.rt, actors.TaskAgentConfig{Session: "runner", OnPlanStepComplete: log.hook})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := plan.JSONParser{}.Parse(`["break things", {"description": "use the things", "depends_on": [0]}, "tidy up"]`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err = ta.ExecutePlan(t.Context(), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"0:failed", "1:skipped", "2:completed"}; !slices.Equal(log.summary(), want) {
+		t.Errorf("hook calls = %v, want %v", log.summary(), want)
+	}
+	if p.Steps[1].Error != "a step it depends on did not complete" || p.Steps[0].Error == "" {
+		t.Errorf("step errors = %q, %q", p.Steps[0].Error, p.Steps[1].Error)
+	}
+	// A finished plan is not run again, and its steps do not move back.
+	again, err := ta.ExecutePlan(t.Context(), p)
+	if err != nil || len(log.summary()) != 3 || again.Steps[2].Status != plan.Completed {
+		t.Errorf("re-executing a done plan: %v, hook calls %v", err, log.summary())
+	}
+	if err := p.Transition(2, plan.Running, "", p.Steps[2].Finished); !errors.Is(err, plan.ErrIllegalTransition) {
+		t.Errorf("completed -> running = %v", err)
+	}
+	running, _ := plan.JSONParser{}.Parse(`["a", "b"]`)
+	_ = running.Transition(0, plan.Running, "", p.Steps[2].Finished)
+	if _, err := ta.ExecutePlan(t.Context(), running); !errors.Is(err, actors.ErrPlanStuck) {
+		t.Errorf("a plan with a running step: %v, want ErrPlanStuck", err)
+	}
+}
+
+func TestTaskAgent_MalformedPlan(t *testing.T) {
+	tests := []struct {
+		name, reply string
+		want        []string // the error names these
+	}{
+		{"no json", "I would rather not plan.", []string{"plan"}},
+		{"no steps", `{"goal": "g", "steps": []}`, []string{"steps", "no steps"}},
+		{"missing steps", `{"goal": "g"}`, []string{"steps", "is missing"}},
+		{"forward dependency", `{"steps": [{"description": "a", "depends_on": [1]}, {"description": "b"}]}`, []string{"step 0", "depends_on", "comes later"}},
+		{"blank description", `{"steps": [{"description": "  "}]}`, []string{"step 0", "description", "blank"}},
+		{"unknown field", `{"steps": [{"description": "a", "parallel": true}]}`, []string{"step 0", "parallel", "allowed fields"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newFixture(t, textScript(tt.reply), nil, nil)
+			log := &stepLog{}
+			ta, err := actors.NewTaskAgent(f.rt, actors.TaskAgentConfig{Session: "planner", OnPlanStepComplete: log.hook})
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = ta.Run(t.Context(), "do it")
+			var pe *plan.PlanError
+			if !errors.As(err, &pe) || !errors.Is(err, plan.ErrInvalidPlan) {
+				t.Fatalf("Run = %v, want a *plan.PlanError", err)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q does not name %q", err, w)
+				}
+			}
+			if n := len(log.summary()); n != 0 {
+				t.Errorf("%d steps ran from a malformed plan", n)
+			}
+		})
+	}
+}
+
+func TestNewTaskAgent_Config(t *testing.T) {
+	f := newFixture(t, textScript("x"), nil, nil)
+	if _, err := actors.NewTaskAgent(f.rt, actors.TaskAgentConfig{Session: "a/b"}); !errors.Is(err, actors.ErrConfig) {
+		t.Errorf("NewTaskAgent with a bad session id = %v, want ErrConfig", err)
+	}
+}
