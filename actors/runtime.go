@@ -281,8 +281,10 @@ func (rt *Runtime) startActors() {
 		OnStop:  rt.onSessionStop,
 	})
 	rt.sessionStrategy = strategy
-	rt.compactor = rt.system.Root.Spawn(actor.PropsFromProducer(func() actor.Actor { return newCompactor(rt) }))
-	rt.retriever = rt.system.Root.Spawn(actor.PropsFromProducer(func() actor.Actor { return &retrieverActor{rt: rt} }))
+	// The service actors are named, as the actor tree shows them; a fresh
+	// actor system has no actor by those names, so spawning cannot fail.
+	rt.compactor, _ = rt.system.Root.SpawnNamed(actor.PropsFromProducer(func() actor.Actor { return newCompactor(rt) }), "compactor")
+	rt.retriever, _ = rt.system.Root.SpawnNamed(actor.PropsFromProducer(func() actor.Actor { return &retrieverActor{rt: rt} }), "retriever")
 }
 
 // onSessionStop runs on the guardian when the supervisor stops a session
