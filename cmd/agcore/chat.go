@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -77,17 +76,9 @@ func runChat(cmd *cobra.Command, a *app, o chatOptions) error {
 	if err != nil {
 		return err
 	}
-	rt, stop, err := a.startRuntime(ctx, cfg)
+	sess, id, stop, err := a.openSession(ctx, cfg, o.session)
 	if err != nil {
 		return err
-	}
-	id := o.session
-	if id == "" {
-		id = newSessionID(time.Now())
-	}
-	sess, err := rt.Open(ctx, id)
-	if err != nil {
-		return withStop(err, stop)
 	}
 	st, err := sess.Status(ctx)
 	if err != nil {

@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -69,17 +68,9 @@ func runTurn(cmd *cobra.Command, a *app, o runOptions, prompt string) error {
 	if err != nil {
 		return err
 	}
-	rt, stop, err := a.startRuntime(ctx, cfg)
+	sess, id, stop, err := a.openSession(ctx, cfg, o.session)
 	if err != nil {
 		return err
-	}
-	id := o.session
-	if id == "" {
-		id = newSessionID(time.Now())
-	}
-	sess, err := rt.Open(ctx, id)
-	if err != nil {
-		return withStop(err, stop)
 	}
 	if o.agent != "" {
 		if err := sess.SwitchAgent(ctx, o.agent); err != nil {

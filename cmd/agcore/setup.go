@@ -85,6 +85,23 @@ func (a *app) startRuntime(ctx context.Context, cfg *config.Config) (rt *actors.
 	return rt, stop, nil
 }
 
+// openSession starts the runtime of cfg and opens the session id, a new
+// session when id is empty. stop shuts the runtime down; on error nothing is
+// left running.
+func (a *app) openSession(ctx context.Context, cfg *config.Config, id string) (sess *actors.Session, sessionID string, stop func() error, err error) {
+	rt, stop, err := a.startRuntime(ctx, cfg)
+	if err != nil {
+		return nil, "", nil, err
+	}
+	if id == "" {
+		id = newSessionID(time.Now())
+	}
+	if sess, err = rt.Open(ctx, id); err != nil {
+		return nil, "", nil, withStop(err, stop)
+	}
+	return sess, id, stop, nil
+}
+
 // newSessionID returns a fresh session id that sorts by creation time:
 // "20250102-150405-1a2b3c".
 func newSessionID(now time.Time) string {
