@@ -86,6 +86,10 @@ type Base struct {
 	// which replaces the derived keys wholesale.
 	mu     sync.RWMutex
 	writes atomic.Int64 // page writes, for Policy.CheckInterval
+	// recallMu serialises RecordRecall: every query records recalls of its
+	// top pages, so concurrent queries update the same statistics keys, and
+	// optimistic transactions would keep losing to each other.
+	recallMu sync.Mutex
 }
 
 // New returns a Base over store. It fails when store is nil or the eviction

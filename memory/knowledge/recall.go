@@ -34,6 +34,8 @@ func (b *Base) RecordRecall(ctx context.Context, recalls ...Recall) (map[string]
 	counts := make(map[string]int64, len(recalls))
 	b.mu.RLock()
 	defer b.mu.RUnlock()
+	b.recallMu.Lock()
+	defer b.recallMu.Unlock()
 	err := b.update(func(txn *badger.Txn) error {
 		clear(counts)
 		now := b.clock()
