@@ -206,6 +206,18 @@ type Config struct {
 
 	// Tools are the tools agents may call. Nil means none.
 	Tools Tools
+	// Approver decides the tool calls that the tools' permission pipeline
+	// sends for approval: a human behind a front end, or a policy. The
+	// runtime puts its own approver in front of it (toolsys.WithApprover):
+	// each request is journaled (ApprovalRequested) and published
+	// (messages.ApprovalPending), Approver and Runtime.Approve race to
+	// answer, and the answer is journaled (ApprovalGranted or
+	// ApprovalDenied) before the call goes on. The pipeline's
+	// ApprovalTimeout and the call's ToolTimeout bound the wait. Use
+	// ManualApprover when only Runtime.Approve answers. Nil means the
+	// pipeline's own PermissionConfig.Approver decides, unrecorded (or,
+	// without one, such calls are denied).
+	Approver toolsys.Approver
 	// Workspace confines the file tools. Nil means they may not touch files.
 	Workspace *toolsys.Workspace
 	// MCPServers are MCP servers whose tools agents may call, as

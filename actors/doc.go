@@ -68,6 +68,8 @@
 // completes. A submission carries a turn id (WithTurnID); resubmitting it
 // follows the turn in progress, or returns how it ended, instead of running
 // it twice. Config.Durability says when an append reaches the disk.
+// Runtime.Delete stops a session (cancelling its turn) and deletes its
+// journal and session memory.
 //
 // # Streaming
 //
@@ -96,6 +98,27 @@
 // turn cancels its remote calls, and the server is told. MCPResources,
 // ReadMCPResource, MCPPrompts and GetMCPPrompt reach a server's resources
 // and prompts.
+//
+// # Approvals
+//
+// When a tool call needs approval (the registry's permission pipeline
+// sends it to its approver) and Config.Approver is set, the runtime asks
+// through an approver of its own (toolsys.WithApprover): the session
+// journals ApprovalRequested and publishes messages.ApprovalPending;
+// Config.Approver and Runtime.Approve race to answer, and the first answer
+// is journaled as ApprovalGranted or ApprovalDenied, with By saying who
+// decided (DecidedByApprover, DecidedByCaller, DecidedByRuntime), before
+// the call goes on. Only the call's executor waits; the session's mailbox
+// does not. An approval that outlives the pipeline's ApprovalTimeout is
+// denied with "approval timed out after ..."; one whose call hits its
+// ToolTimeout or whose turn ends is denied by the runtime too.
+// Session.Approvals and Runtime.Approvals list the pending ones;
+// ManualApprover leaves every decision to Runtime.Approve.
+//
+// After a crash, a call whose approval was requested and never granted is
+// treated as not started: the resumed turn runs it again, and so asks
+// again, even when its tool is not idempotent. A granted call without a
+// result follows the usual rule above.
 //
 // # Prompts, hooks and services
 //

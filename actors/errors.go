@@ -26,6 +26,16 @@ var (
 	// ErrTurnNotFound is returned for a resubmitted turn id whose turn
 	// cannot be found in the journal any more.
 	ErrTurnNotFound = errors.New("actors: turn not found")
+	// ErrUnknownApproval is returned by Runtime.Approve when the session
+	// has no pending approval of that tool call (unknown session or call,
+	// already answered, expired).
+	ErrUnknownApproval = errors.New("actors: no such pending approval")
+	// ErrSessionNotFound is returned by Runtime.Delete for a session that
+	// has no journal and no actor.
+	ErrSessionNotFound = errors.New("actors: session not found")
+	// ErrSessionDeleted ends the streams of a session that Runtime.Delete
+	// removed, and refuses to activate it while the deletion runs.
+	ErrSessionDeleted = errors.New("actors: session deleted")
 )
 
 // SessionStoppedError says that a session was stopped by its supervisor

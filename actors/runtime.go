@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"maps"
+	"slices"
 	"sync"
 	"text/template"
 	"time"
@@ -31,6 +32,7 @@ type Runtime struct {
 	limits        Limits
 	hooks         Hooks
 	agents        map[string]*agent
+	agentOrder    []string
 	defaultAgent  string
 	base          *template.Template
 	providers     *providers.Registry
@@ -54,9 +56,10 @@ type Runtime struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 
-	mu      sync.Mutex
-	entries map[string]*entry
-	closed  bool
+	mu       sync.Mutex
+	entries  map[string]*entry
+	deleting map[string]struct{} // sessions Delete is removing
+	closed   bool
 }
 
 // entry is the part of a session that outlives its actor: the event hub,
@@ -73,7 +76,8 @@ type entry struct {
 	busy    bool
 	idle    chan struct{} // closed while no turn runs
 	stopErr error
-	gone    chan struct{} // closed when the actor has stopped
+	gone    chan struct{}            // closed when the actor has stopped
+	waits   map[string]*approvalWait // pending approvals by call id; written by the actor
 }
 
 func newEntry(id string) *entry {
@@ -168,13 +172,12 @@ func New(cfg Config) (*Runtime, error) {
 	if rt.base, err = compileTemplate("base", cfg.BasePrompt); err != nil {
 		return nil, configErr("BasePrompt", "%v", err)
 	}
-	var order []string
-	if rt.agents, order, err = compileAgents(cfg.Agents, rt.limits); err != nil {
+	if rt.agents, rt.agentOrder, err = compileAgents(cfg.Agents, rt.limits); err != nil {
 		return nil, err
 	}
 	rt.defaultAgent = cfg.DefaultAgent
 	if rt.defaultAgent == "" {
-		rt.defaultAgent = order[0]
+		rt.defaultAgent = rt.agentOrder[0]
 	} else if rt.agents[rt.defaultAgent] == nil {
 		return nil, configErr("DefaultAgent", "no agent named %q", rt.defaultAgent)
 	}
@@ -325,6 +328,9 @@ func (rt *Runtime) activateLocked(id string) (*entry, error) {
 	if e := rt.entries[id]; e != nil {
 		return e, nil
 	}
+	if _, ok := rt.deleting[id]; ok {
+		return nil, fmt.Errorf("%w: %s", ErrSessionDeleted, id)
+	}
 	e := newEntry(id)
 	props := actor.PropsFromProducer(func() actor.Actor { return newSessionActor(rt, e) },
 		actor.WithGuardian(rt.sessionStrategy))
@@ -340,6 +346,9 @@ func (rt *Runtime) activateLocked(id string) (*entry, error) {
 			}
 			if cur := rt.entries[id]; cur != nil {
 				return cur, nil
+			}
+			if _, ok := rt.deleting[id]; ok {
+				return nil, fmt.Errorf("%w: %s", ErrSessionDeleted, id)
 			}
 			continue
 		}
@@ -411,6 +420,14 @@ func (rt *Runtime) Sessions() []string {
 	}
 	return ids
 }
+
+// Agents returns the names of the agent profiles, in configuration order.
+func (rt *Runtime) Agents() []string { return slices.Clone(rt.agentOrder) }
+
+// Journal returns the session journal the runtime writes, for reading
+// (history, listing, export). Appending to it, or deleting from it while
+// the session is active, breaks the session's fencing: use Delete.
+func (rt *Runtime) Journal() memory.Journal { return rt.journal }
 
 // Usage returns the usage and cost of every model call the runtime made
 // since it started, by model.

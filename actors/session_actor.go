@@ -105,6 +105,10 @@ func (a *sessionActor) Receive(ctx actor.Context) {
 		a.onSubFinish(m)
 	case *transferCmd:
 		a.onTransfer(m)
+	case *approvalAskCmd:
+		a.onApprovalAsk(m)
+	case *approvalAnswerCmd:
+		a.onApprovalAnswer(m)
 	case *faultCmd:
 		panic(m.err)
 	}
@@ -169,6 +173,7 @@ func (a *sessionActor) start(ctx actor.Context) {
 // the actor is stopping or restarting, and the journal says where the turn
 // stands.
 func (a *sessionActor) abandon() {
+	a.e.clearApprovals()
 	if a.turn != nil {
 		a.turn.cancel()
 		a.turn = nil
@@ -315,7 +320,9 @@ func (a *sessionActor) onChildFailure(child *actor.PID, reason error) {
 	}
 	for _, run := range t.running {
 		if run.pid.Equal(child) {
-			a.completeTool(run, errorResult("tool %s panicked: %v", run.call.Name, panicValue(reason)))
+			res := errorResult("tool %s panicked: %v", run.call.Name, panicValue(reason))
+			a.expireApproval(run.call.ID, res.Content)
+			a.completeTool(run, res)
 			return
 		}
 	}

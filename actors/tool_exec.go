@@ -23,6 +23,9 @@ type toolExec struct {
 	tc   *toolsys.Context
 	// caller describes the session to the runtime's built-in tools.
 	caller *caller
+	// approver records the call's approval, if it needs one; nil means
+	// the permission pipeline's own approver.
+	approver toolsys.Approver
 }
 
 // Receive implements actor.Actor.
@@ -49,5 +52,5 @@ func (x *toolExec) run() (toolsys.Result, error) {
 	if x.rt.cfg.Tools == nil {
 		return toolsys.ErrorResult("unknown tool %q: no tools are configured", x.call.Name), nil
 	}
-	return x.rt.cfg.Tools.Call(x.ctx, x.call.Name, raw, x.tc)
+	return x.rt.cfg.Tools.Call(toolsys.WithApprover(x.ctx, x.approver), x.call.Name, raw, x.tc)
 }

@@ -1,6 +1,7 @@
 package actors
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -71,7 +72,9 @@ func (a *sessionActor) startTurn(cmd *submitCmd) {
 // resume carries on the turn the journal left open: calls with a recorded
 // result are not re-run, a started call without a result is re-run only
 // when its tool is idempotent or read-only (otherwise the model reads that
-// it was interrupted), and calls never started are run.
+// it was interrupted), and calls never started are run. A call whose
+// approval was requested and not granted never ran: it counts as not
+// started, and asks for approval again.
 func (a *sessionActor) resume() {
 	o := a.st.Open
 	t := a.newTurn(o.Turn, o.TurnID)
@@ -102,7 +105,7 @@ func (a *sessionActor) resumeTools(o *memory.OpenTurn) {
 	a.e.gen++
 	toRun := make([]messages.ToolCall, 0, len(o.Pending))
 	for _, c := range o.Pending {
-		if o.WasStarted(c.ID) && !a.rerunnable(c.Name) {
+		if o.WasStarted(c.ID) && !a.rerunnable(c.Name) && !awaitedApproval(o, c.ID) {
 			a.finishTool(c, errorResult("%s: %s is not idempotent, so it was not run again after the interruption", memory.InterruptedResult, c.Name), 0)
 			continue
 		}
@@ -291,7 +294,7 @@ func (a *sessionActor) startTool(call messages.ToolCall) {
 	ex := &toolExec{rt: a.rt, gen: gen, ctx: ctx, call: call, tc: &toolsys.Context{
 		SessionID: a.id, Turn: t.index, CallID: call.ID, Workspace: a.rt.cfg.Workspace,
 		Logger: a.log.With().Str("tool", call.Name).Str("call", call.ID).Logger(), Costs: a.rt.tracker,
-	}, caller: a.callerFor(call)}
+	}, caller: a.callerFor(call), approver: a.approverFor(gen)}
 	run := &toolRun{call: call, cancel: cancel, started: a.rt.clock.Now()}
 	run.pid = a.spawnChild(actor.PropsFromProducer(func() actor.Actor { return ex }), "tool/"+call.ID)
 	if timeout > 0 {
@@ -312,6 +315,11 @@ func (a *sessionActor) onToolDone(m *toolDone) {
 		if errors.Is(m.err, context.DeadlineExceeded) {
 			res = errorResult("tool %s timed out after %s", run.call.Name, a.agent().limits.ToolTimeout)
 		}
+		a.expireApproval(run.call.ID, res.Content)
+	} else if w := a.e.approval(run.call.ID); w != nil {
+		// The permission pipeline stopped waiting while the call went on:
+		// its approval timeout passed.
+		a.expireApproval(run.call.ID, fmt.Sprintf("approval timed out after %v", w.timeout))
 	}
 	a.completeTool(run, res)
 }
@@ -322,7 +330,9 @@ func (a *sessionActor) onToolDeadline(callID string) {
 		return
 	}
 	a.actx.Stop(run.pid)
-	a.completeTool(run, errorResult("tool %s timed out after %s", run.call.Name, a.agent().limits.ToolTimeout))
+	res := errorResult("tool %s timed out after %s", run.call.Name, a.agent().limits.ToolTimeout)
+	a.expireApproval(callID, res.Content)
+	a.completeTool(run, res)
 }
 
 // completeTool records the result of a call that ran.
@@ -364,6 +374,7 @@ func (a *sessionActor) endTurn(outcome messages.TurnOutcome, reason string) {
 		}
 		a.actx.Stop(run.pid)
 	}
+	a.expireApprovals(fmt.Sprintf("the turn ended (%s) before an answer", cmp.Or(reason, string(outcome))))
 	if outcome == messages.OutcomeCancelled {
 		a.appendEvents(messages.TurnCancelled{Turn: t.index, TurnID: t.turnID, Reason: reason})
 	} else {

@@ -1,6 +1,7 @@
 package toolsys
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -116,6 +117,10 @@ type ApprovalRequest struct {
 	// Reason says why approval is needed ("write_file needs write
 	// permission in ask mode", or a hook's reason).
 	Reason string
+	// Timeout is how long the approver has to answer (the pipeline's
+	// approval timeout). When it passes, the approver's context ends with
+	// the cause ErrApprovalTimeout.
+	Timeout time.Duration
 }
 
 // Approval is an approver's answer.
@@ -130,6 +135,33 @@ type Approval struct {
 // when ctx is done. It must be safe for concurrent use.
 type Approver interface {
 	Approve(ctx context.Context, req ApprovalRequest) (Approval, error)
+}
+
+// ErrApprovalTimeout is the cause (context.Cause) of an approver's context
+// once the approval timeout has passed, so that an approver can tell a
+// timeout from the call's own cancellation.
+var ErrApprovalTimeout = errors.New("toolsys: approval timed out")
+
+// approverKey is the context key of WithApprover.
+type approverKey struct{}
+
+// WithApprover returns a copy of ctx carrying a. A call made with that
+// context (Registry.Call, Permissions.Check) asks a instead of the
+// pipeline's PermissionConfig.Approver when it needs approval; the
+// approval timeout still applies. A runtime uses it to put its own
+// approver, which records each request and answer, in front of the human
+// or policy that decides. A nil a leaves ctx unchanged.
+func WithApprover(ctx context.Context, a Approver) context.Context {
+	if a == nil {
+		return ctx
+	}
+	return context.WithValue(ctx, approverKey{}, a)
+}
+
+// ApproverFromContext returns the approver WithApprover put in ctx, or nil.
+func ApproverFromContext(ctx context.Context) Approver {
+	a, _ := ctx.Value(approverKey{}).(Approver)
+	return a
 }
 
 // ApproverFunc adapts a function to Approver.
@@ -188,7 +220,8 @@ type PermissionConfig struct {
 	// ModeAcceptEdits; ModeReadOnly is never widened).
 	Allow []string
 	// Approver answers calls that need approval. Nil means such calls are
-	// denied.
+	// denied. An approver carried by the call's context (WithApprover) is
+	// asked in its place.
 	Approver Approver
 	// ApprovalTimeout bounds the wait for the approver; a timeout is a
 	// denial. Zero means DefaultApprovalTimeout.
@@ -310,13 +343,18 @@ func (p *Permissions) Check(ctx context.Context, req Request) error {
 	return p.ask(ctx, req, fmt.Sprintf("tool %s needs %s permission in %s mode", req.Tool, req.Permission, p.mode))
 }
 
-// ask consults the approver with the approval timeout.
+// ask consults the approver (the context's, else the configured one) with
+// the approval timeout.
 func (p *Permissions) ask(ctx context.Context, req Request, reason string) error {
-	if p.approver == nil {
+	approver := ApproverFromContext(ctx)
+	if approver == nil {
+		approver = p.approver
+	}
+	if approver == nil {
 		return &PermissionError{Tool: req.Tool, Stage: StageApprover,
 			Reason: "approval required (" + reason + ") but no approver is configured"}
 	}
-	actx, cancel := context.WithTimeout(ctx, p.timeout)
+	actx, cancel := context.WithTimeoutCause(ctx, p.timeout, ErrApprovalTimeout)
 	defer cancel()
 	type answer struct {
 		a   Approval
@@ -324,7 +362,7 @@ func (p *Permissions) ask(ctx context.Context, req Request, reason string) error
 	}
 	done := make(chan answer, 1) // buffered: a late answer never blocks the approver
 	go func() {
-		a, err := p.approver.Approve(actx, ApprovalRequest{Request: req, Reason: reason})
+		a, err := approver.Approve(actx, ApprovalRequest{Request: req, Reason: reason, Timeout: p.timeout})
 		done <- answer{a, err}
 	}()
 	select {
@@ -336,20 +374,29 @@ func (p *Permissions) ask(ctx context.Context, req Request, reason string) error
 			return p.timedOut(req)
 		case ans.err != nil:
 			return &PermissionError{Tool: req.Tool, Stage: StageApprover, Reason: "approver failed: " + ans.err.Error()}
-		case !ans.a.Allow:
-			r := ans.a.Reason
-			if r == "" {
-				r = "the approver refused"
-			}
-			return &PermissionError{Tool: req.Tool, Stage: StageApprover, Reason: r}
 		}
-		return nil
+		return verdict(req, ans.a)
 	case <-actx.Done():
+		select {
+		case ans := <-done: // an answer given as the wait ended still counts
+			if ans.err == nil {
+				return verdict(req, ans.a)
+			}
+		default:
+		}
 		if ctx.Err() != nil {
 			return fmt.Errorf("approval of tool %s: %w", req.Tool, ctx.Err())
 		}
 		return p.timedOut(req)
 	}
+}
+
+// verdict turns an approver's answer into Check's result.
+func verdict(req Request, a Approval) error {
+	if a.Allow {
+		return nil
+	}
+	return &PermissionError{Tool: req.Tool, Stage: StageApprover, Reason: cmp.Or(a.Reason, "the approver refused")}
 }
 
 func (p *Permissions) timedOut(req Request) error {

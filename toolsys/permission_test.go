@@ -234,3 +234,77 @@ func TestParseMode(t *testing.T) {
 		t.Error("ParseMode(yolo) succeeded")
 	}
 }
+
+func TestPermissions_ContextApprover(t *testing.T) {
+	configured := ApproverFunc(func(context.Context, ApprovalRequest) (Approval, error) {
+		return Approval{Reason: "configured approver asked"}, nil
+	})
+	tests := []struct {
+		name     string
+		cfg      PermissionConfig
+		ctxAns   *Approval // nil: no approver on the context
+		wantErr  bool
+		wantText string
+	}{
+		{"context approver replaces the configured one", PermissionConfig{Approver: configured}, &Approval{Allow: true}, false, ""},
+		{"context approver refuses", PermissionConfig{Approver: configured}, &Approval{Reason: "not on fridays"}, true, "not on fridays"},
+		{"context approver without a configured one", PermissionConfig{}, &Approval{Allow: true}, false, ""},
+		{"configured approver when the context has none", PermissionConfig{Approver: configured}, nil, true, "configured approver asked"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tt.cfg.ApprovalTimeout = 42 * time.Second
+			p, err := NewPermissions(tt.cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx := t.Context()
+			var got ApprovalRequest
+			if tt.ctxAns != nil {
+				ans := *tt.ctxAns
+				ctx = WithApprover(ctx, ApproverFunc(func(_ context.Context, r ApprovalRequest) (Approval, error) {
+					got = r
+					return ans, nil
+				}))
+			}
+			err = p.Check(ctx, Request{Tool: "write_file", Permission: PermWrite, CallID: "c1"})
+			if (err != nil) != tt.wantErr || (err != nil && !strings.Contains(err.Error(), tt.wantText)) {
+				t.Fatalf("Check = %v, want error %v containing %q", err, tt.wantErr, tt.wantText)
+			}
+			if tt.ctxAns != nil && (got.CallID != "c1" || got.Timeout != 42*time.Second || got.Reason == "") {
+				t.Errorf("context approver got %+v, want call c1, a reason and the 42s timeout", got)
+			}
+		})
+	}
+	if ApproverFromContext(WithApprover(t.Context(), nil)) != nil {
+		t.Error("WithApprover(nil) put an approver in the context")
+	}
+}
+
+func TestPermissions_TimeoutCause(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		causes := make(chan error, 2)
+		approver := ApproverFunc(func(ctx context.Context, _ ApprovalRequest) (Approval, error) {
+			<-ctx.Done()
+			causes <- context.Cause(ctx)
+			return Approval{}, ctx.Err()
+		})
+		p, err := NewPermissions(PermissionConfig{ApprovalTimeout: time.Minute})
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = p.Check(WithApprover(t.Context(), approver), Request{Tool: "bash", Permission: PermExecute})
+		if !errors.Is(err, ErrPermissionDenied) || !errors.Is(<-causes, ErrApprovalTimeout) {
+			t.Fatalf("Check = %v, want a timeout denial with cause ErrApprovalTimeout", err)
+		}
+		ctx, cancel := context.WithCancel(t.Context())
+		go func() {
+			time.Sleep(time.Second) // fake time inside the bubble
+			cancel()
+		}()
+		err = p.Check(WithApprover(ctx, approver), Request{Tool: "bash", Permission: PermExecute})
+		if cause := <-causes; !errors.Is(err, context.Canceled) || errors.Is(cause, ErrApprovalTimeout) {
+			t.Fatalf("Check = %v with cause %v, want a cancellation that is not a timeout", err, cause)
+		}
+	})
+}

@@ -367,7 +367,7 @@ func (r *Registry) dispatch(ctx context.Context, t Tool, args json.RawMessage, t
 	name := t.Name()
 	if p := r.cfg.Permissions; p != nil {
 		req := Request{Tool: name, Permission: t.Permission(), Args: args, SessionID: tc.SessionID, CallID: tc.CallID}
-		if p.usesSubject() {
+		if p.usesSubject() || ApproverFromContext(ctx) != nil {
 			req.Subject = subjectOf(t, args, tc)
 		}
 		if err := p.Check(ctx, req); err != nil {

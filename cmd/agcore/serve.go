@@ -153,8 +153,8 @@ func runServe(cmd *cobra.Command, base zerolog.Logger, o serveOptions) (err erro
 		return err
 	}
 	defer cleanup()
-	approvals, metrics := &httpapi.Approvals{}, &httpapi.Metrics{}
-	tools, err := serveTools(base, mode, approvals)
+	metrics := &httpapi.Metrics{}
+	tools, err := serveTools(base, mode)
 	if err != nil {
 		return err
 	}
@@ -178,14 +178,14 @@ func runServe(cmd *cobra.Command, base zerolog.Logger, o serveOptions) (err erro
 	rt, err := actors.New(actors.Config{
 		Journal: journal, SessionMemory: memory.NewSessionMemory(store, memory.SessionMemoryOptions{}),
 		Provider: provider, Model: o.model,
-		Tools: tools, Workspace: ws, Hooks: hooks, BasePrompt: demoSystemPrompt,
+		Tools: tools, Workspace: ws, Hooks: hooks, BasePrompt: demoSystemPrompt, Approver: actors.ManualApprover(),
 		Logger: component(base, "runtime"),
 	})
 	if err != nil {
 		return err
 	}
 	srv, err := httpapi.New(httpapi.Config{
-		Runtime: rt, Journal: journal, Tools: tools, Approvals: approvals, Metrics: metrics,
+		Runtime: rt, Journal: journal, Tools: tools, Metrics: metrics,
 		Token: o.token, MaxBodyBytes: o.maxBody, Logger: base,
 	})
 	if err != nil {
@@ -227,13 +227,13 @@ func runServe(cmd *cobra.Command, base zerolog.Logger, o serveOptions) (err erro
 }
 
 // serveTools returns the file tools behind a permission pipeline in mode
-// whose approver is approvals.
-func serveTools(log zerolog.Logger, mode toolsys.Mode, approvals toolsys.Approver) (*toolsys.Registry, error) {
+// (calls that need approval wait for the API's answer, through the runtime).
+func serveTools(log zerolog.Logger, mode toolsys.Mode) (*toolsys.Registry, error) {
 	files, err := fileTools(log)
 	if err != nil {
 		return nil, err
 	}
-	perms, err := toolsys.NewPermissions(toolsys.PermissionConfig{Mode: mode, Approver: approvals})
+	perms, err := toolsys.NewPermissions(toolsys.PermissionConfig{Mode: mode})
 	if err != nil {
 		return nil, err
 	}

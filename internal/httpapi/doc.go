@@ -2,18 +2,19 @@
 // streamed as Server-Sent Events, cancellation, tool-call approvals,
 // history, usage, health and Prometheus metrics.
 //
-// Wire the approver and the turn counters into the runtime, then serve:
+// Let the runtime wait for approvals answered through the API, wire the
+// turn counters into it, then serve:
 //
-//	approvals, metrics := &httpapi.Approvals{}, &httpapi.Metrics{}
-//	perms, _ := toolsys.NewPermissions(toolsys.PermissionConfig{Approver: approvals})
+//	perms, _ := toolsys.NewPermissions(toolsys.PermissionConfig{})
 //	tools := toolsys.NewRegistry(toolsys.Config{Permissions: perms})
+//	metrics := &httpapi.Metrics{}
 //	var hooks actors.Hooks
 //	metrics.RegisterHooks(&hooks)
 //	store, _ := memory.Open(memory.Options{Dir: dir})
 //	journal, _ := memory.NewJournal(store, memory.JournalOptions{})
-//	rt, _ := actors.New(actors.Config{Journal: journal, Provider: p, Tools: tools, Hooks: hooks})
-//	srv, _ := httpapi.New(httpapi.Config{Runtime: rt, Journal: journal, Tools: tools,
-//		Approvals: approvals, Metrics: metrics, Token: token})
+//	rt, _ := actors.New(actors.Config{Journal: journal, Provider: p, Tools: tools, Hooks: hooks,
+//		Approver: actors.ManualApprover()})
+//	srv, _ := httpapi.New(httpapi.Config{Runtime: rt, Tools: tools, Metrics: metrics, Token: token})
 //	go srv.Serve(ln)
 //	<-ctx.Done()
 //	srv.Shutdown(shutdownCtx) // then close journal and store
@@ -23,7 +24,7 @@
 //	POST   /v1/sessions                         create {"id"?, "agent"?} -> 201 SessionStatus
 //	GET    /v1/sessions                         list (?limit=, ?after=) -> SessionList
 //	GET    /v1/sessions/{id}                    status, agent, turn, usage -> SessionStatus
-//	DELETE /v1/sessions/{id}                    delete an inactive session -> 204
+//	DELETE /v1/sessions/{id}                    delete a session, cancelling its turn -> 204
 //	POST   /v1/sessions/{id}/turns              {"input", "turn_id"?} -> SSE stream or actors.TurnResult
 //	POST   /v1/sessions/{id}/cancel             cancel the running turn -> {"cancelled": bool}
 //	GET    /v1/sessions/{id}/events             every future event of the session, as SSE
@@ -68,9 +69,12 @@
 //
 // # Approvals
 //
-// A tool call that the permission pipeline sends to the approver waits in
-// Approvals, shows up as an approval_pending frame on the session's
-// streams and in GET .../approvals, and runs or is refused when POST
-// .../approvals/{call} answers it. The pipeline's approval timeout (and the
-// tool's deadline) bound the wait; an unanswered call is refused.
+// Approvals are the runtime's (see actors.Config.Approver). A tool call
+// that the permission pipeline sends for approval is journaled as
+// requested, shows up as an approval_pending frame on the session's
+// streams (the session publishes it) and in GET .../approvals, and runs or
+// is refused when POST .../approvals/{call} answers it through
+// actors.Runtime.Approve; the answer is journaled. The pipeline's approval
+// timeout (and the tool's deadline) bound the wait; an unanswered call is
+// refused, and the refusal journaled.
 package httpapi

@@ -23,7 +23,6 @@ const (
 	CodeMethodNotAllowed = "method_not_allowed"
 	CodeSessionExists    = "session_exists"
 	CodeSessionBusy      = "session_busy"
-	CodeSessionActive    = "session_active"
 	CodeSessionStopped   = "session_stopped"
 	CodeSlowSubscriber   = "slow_subscriber"
 	CodeShuttingDown     = "shutting_down"

@@ -65,7 +65,7 @@ type env struct {
 	block     *blockTool
 	journal   *memory.BadgerJournal
 	store     *memory.Store
-	approvals *httpapi.Approvals
+	rt        *actors.Runtime
 	shutdown  bool
 }
 
@@ -73,8 +73,10 @@ type envOptions struct {
 	script scripted.Script
 	// mode is the permission mode; zero is ModeAsk (write tools need
 	// approval).
-	mode  toolsys.Mode
-	token string
+	mode toolsys.Mode
+	// approvalTimeout is the permission pipeline's; zero is its default.
+	approvalTimeout time.Duration
+	token           string
 	// maxBody is Config.MaxBodyBytes.
 	maxBody int64
 	// serve, when set, serves a loopback listener with Server.Serve
@@ -86,7 +88,7 @@ type envOptions struct {
 
 func newEnv(t testing.TB, o envOptions) *env {
 	t.Helper()
-	e := &env{t: t, token: o.token, block: newBlockTool(), approvals: &httpapi.Approvals{}}
+	e := &env{t: t, token: o.token, block: newBlockTool()}
 	if o.from != nil {
 		e.store, e.journal, e.workspace = o.from.store, o.from.journal, o.from.workspace
 	} else {
@@ -110,7 +112,7 @@ func newEnv(t testing.TB, o envOptions) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	perms, err := toolsys.NewPermissions(toolsys.PermissionConfig{Mode: o.mode, Approver: e.approvals})
+	perms, err := toolsys.NewPermissions(toolsys.PermissionConfig{Mode: o.mode, ApprovalTimeout: o.approvalTimeout})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -130,13 +132,14 @@ func newEnv(t testing.TB, o envOptions) *env {
 	metrics.RegisterHooks(&hooks)
 	rt, err := actors.New(actors.Config{
 		Journal: e.journal, SessionMemory: memory.NewSessionMemory(e.store, memory.SessionMemoryOptions{}),
-		Provider: prov, Model: "scripted", Tools: reg, Workspace: ws, Hooks: hooks,
+		Provider: prov, Model: "scripted", Tools: reg, Workspace: ws, Hooks: hooks, Approver: actors.ManualApprover(),
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
+	e.rt = rt
 	e.srv, err = httpapi.New(httpapi.Config{
-		Runtime: rt, Journal: e.journal, Tools: reg, Approvals: e.approvals, Metrics: metrics,
+		Runtime: rt, Tools: reg, Metrics: metrics,
 		Token: o.token, MaxBodyBytes: o.maxBody,
 	})
 	if err != nil {

@@ -52,7 +52,7 @@ func (s *Server) handleMetrics(w http.ResponseWriter, _ *http.Request) {
 		activeSessions: len(s.rt.Sessions()),
 		streams:        s.streams.Load(),
 		inFlight:       s.inFlight.Load(),
-		approvals:      s.approvals.Len(),
+		approvals:      len(s.rt.Approvals()),
 		usage:          s.rt.Usage(),
 	}
 	if s.cfg.Tools != nil {

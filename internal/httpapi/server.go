@@ -47,6 +47,8 @@ var ErrServerClosed = errors.New("httpapi: server closed")
 
 // Journal is what the server reads of the runtime's session journal;
 // memory.Journal implements it. It must be the journal the runtime writes.
+// The server never writes to it: sessions are deleted through
+// actors.Runtime.Delete.
 type Journal interface {
 	// Tail returns the seq of the session's last entry, 0 when it has none.
 	Tail(ctx context.Context, session string) (uint64, error)
@@ -54,8 +56,6 @@ type Journal interface {
 	Load(ctx context.Context, session string) (*memory.State, error)
 	// Sessions yields the ids of the sessions that have a journal.
 	Sessions(ctx context.Context) iter.Seq2[string, error]
-	// Delete removes the session's journal.
-	Delete(ctx context.Context, session string) error
 }
 
 // ToolStats reports per-tool statistics; *toolsys.Registry implements it.
@@ -63,27 +63,29 @@ type ToolStats interface {
 	AllStats() map[string]toolsys.Stats
 }
 
-// Config configures a Server. Runtime and Journal are required; every other
-// field has a documented default.
+// Config configures a Server. Runtime is required; every other field has a
+// documented default.
+//
+// Tool calls wait for approval through the runtime: set
+// actors.Config.Approver (actors.ManualApprover when only the API answers)
+// and the API lists the runtime's pending approvals, streams its
+// approval_pending events and answers with actors.Runtime.Approve.
 type Config struct {
 	// Runtime runs the sessions. The Server owns it from New on: Shutdown
 	// shuts it down.
 	Runtime *actors.Runtime
-	// Journal is the runtime's journal, for history, listing and deletion.
+	// Journal is read for history and listing. Nil means the runtime's
+	// (actors.Runtime.Journal).
 	Journal Journal
 	// Tools reports the tool statistics of /metrics. Nil means no tool
 	// series.
 	Tools ToolStats
-	// Approvals is the approver wired into the runtime's tool permissions
-	// (toolsys.PermissionConfig.Approver), answered through the API. Nil
-	// means a fresh one, which nothing asks: no approval is ever pending.
-	Approvals *Approvals
 	// Metrics counts requests and, when its hooks are registered with the
 	// runtime, turns. Nil means fresh Metrics (turn counts stay empty).
 	Metrics *Metrics
-	// Agents names the runtime's agent profiles, so that creating a
-	// session with an unknown agent is refused before the session exists.
-	// Empty means the name is passed to the runtime unchecked.
+	// Agents names the agent profiles a session may be created with, so
+	// that an unknown agent is refused before the session exists. Empty
+	// means the runtime's profiles (actors.Runtime.Agents).
 	Agents []string
 
 	// Token, when not empty, is the bearer token every request except
@@ -115,14 +117,13 @@ type Config struct {
 // itself (Serve) so that Shutdown stops accepting connections. It is safe
 // for concurrent use.
 type Server struct {
-	cfg       Config
-	rt        *actors.Runtime
-	journal   Journal
-	approvals *Approvals
-	metrics   *Metrics
-	log       zerolog.Logger
-	tokenSum  [sha256.Size]byte
-	mux       *http.ServeMux
+	cfg      Config
+	rt       *actors.Runtime
+	journal  Journal
+	metrics  *Metrics
+	log      zerolog.Logger
+	tokenSum [sha256.Size]byte
+	mux      *http.ServeMux
 
 	// sessMu orders session creation and deletion (writers) against the
 	// requests that activate an existing session (readers).
@@ -138,14 +139,16 @@ type Server struct {
 	inFlight atomic.Int64
 }
 
-// New returns a Server for cfg. It fails when Runtime or Journal is
-// missing.
+// New returns a Server for cfg. It fails when Runtime is missing.
 func New(cfg Config) (*Server, error) {
-	switch {
-	case cfg.Runtime == nil:
+	if cfg.Runtime == nil {
 		return nil, errors.New("httpapi: Config.Runtime is required")
-	case cfg.Journal == nil:
-		return nil, errors.New("httpapi: Config.Journal is required")
+	}
+	if cfg.Journal == nil {
+		cfg.Journal = cfg.Runtime.Journal()
+	}
+	if len(cfg.Agents) == 0 {
+		cfg.Agents = cfg.Runtime.Agents()
 	}
 	if cfg.MaxBodyBytes <= 0 {
 		cfg.MaxBodyBytes = DefaultMaxBodyBytes
@@ -161,12 +164,9 @@ func New(cfg Config) (*Server, error) {
 	}
 	cfg.Agents = append([]string(nil), cfg.Agents...)
 	s := &Server{
-		cfg: cfg, rt: cfg.Runtime, journal: cfg.Journal, approvals: cfg.Approvals, metrics: cfg.Metrics,
+		cfg: cfg, rt: cfg.Runtime, journal: cfg.Journal, metrics: cfg.Metrics,
 		log: cfg.Logger.With().Str("component", "httpapi").Logger(), closed: make(chan struct{}),
 		running: make(map[string]int),
-	}
-	if s.approvals == nil {
-		s.approvals = &Approvals{}
 	}
 	if s.metrics == nil {
 		s.metrics = &Metrics{}

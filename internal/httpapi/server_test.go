@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/agcore/agcore/actors"
 	"github.com/agcore/agcore/internal/httpapi"
@@ -222,7 +223,6 @@ func TestErrors(t *testing.T) {
 		{"wrong method turns", "GET", "/v1/sessions/s1/turns", ``, nil, 405, "method_not_allowed", "POST"},
 		{"unknown path", "GET", "/v2/things", ``, nil, 404, "not_found", "/v2/things"},
 		{"duplicate session", "POST", "/v1/sessions", `{"id":"s1"}`, nil, 409, "session_exists", `"s1"`},
-		{"active session delete", "DELETE", "/v1/sessions/s1", ``, nil, 409, "session_active", "idle"},
 		{"unknown approval", "POST", "/v1/sessions/s1/approvals/c9", `{"allow":true}`, nil, 404, "approval_not_found", `"c9"`},
 		{"approval without allow", "POST", "/v1/sessions/s1/approvals/c9", `{"reason":"x"}`, nil, 400, "bad_request", `"allow" is required`},
 		{"bad limit", "GET", "/v1/sessions?limit=0", ``, nil, 400, "bad_request", "limit"},
@@ -289,13 +289,14 @@ func TestAuth(t *testing.T) {
 
 func TestApprovals(t *testing.T) {
 	tests := []struct {
-		name    string
-		answer  string
-		wantErr bool
-		content string
+		name     string
+		answer   string
+		wantErr  bool
+		content  string
+		decision string // the journaled answer
 	}{
-		{"allowed", `{"allow":true}`, false, ""},
-		{"denied", `{"allow":false,"reason":"not today"}`, true, "not today"},
+		{"allowed", `{"allow":true}`, false, "", "granted:caller:"},
+		{"denied", `{"allow":false,"reason":"not today"}`, true, "not today", "denied:caller:not today"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -315,6 +316,10 @@ func TestApprovals(t *testing.T) {
 			if r.StatusCode != http.StatusOK || len(list.Approvals) != 1 || list.Approvals[0].CallID != pending.CallID ||
 				list.Approvals[0].Permission != "write" || list.Approvals[0].Expires.IsZero() {
 				t.Fatalf("approvals %d: %s", r.StatusCode, body)
+			}
+			_, body = e.do("GET", "/v1/sessions/s1", "")
+			if st := decode[httpapi.SessionStatus](t, body); st.PendingApprovals != 1 {
+				t.Errorf("status while waiting: %s", body)
 			}
 			r, body = e.do("POST", "/v1/sessions/s1/approvals/"+pending.CallID, tt.answer)
 			if r.StatusCode != http.StatusOK {
@@ -338,7 +343,91 @@ func TestApprovals(t *testing.T) {
 			if written := err == nil; written == tt.wantErr {
 				t.Errorf("NOTES.md written = %v, want %v", written, !tt.wantErr)
 			}
+			want := []string{"requested:" + pending.CallID + ":write_file", tt.decision}
+			if got := journaledApprovals(t, e, "s1"); !slices.Equal(got, want) {
+				t.Errorf("journaled approvals %q, want %q", got, want)
+			}
 		})
+	}
+}
+
+// journaledApprovals returns the approval events of session's journal as
+// "requested:call:tool" and "granted|denied:by:reason" strings.
+func journaledApprovals(t *testing.T, e *env, session string) []string {
+	t.Helper()
+	var out []string
+	for entry, err := range e.journal.Read(t.Context(), session, 1) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch ev := entry.Event.(type) {
+		case messages.ApprovalRequested:
+			out = append(out, "requested:"+ev.CallID+":"+ev.Tool)
+		case messages.ApprovalGranted:
+			out = append(out, "granted:"+ev.By+":")
+		case messages.ApprovalDenied:
+			out = append(out, "denied:"+ev.By+":"+ev.Reason)
+		}
+	}
+	return out
+}
+
+func TestApprovals_Timeout(t *testing.T) {
+	e := newEnv(t, envOptions{script: exploreScript(), approvalTimeout: 50 * time.Millisecond})
+	e.createSession("s1")
+	resp := e.send("POST", "/v1/sessions/s1/turns", `{"input":"write a note"}`, "Accept", "text/event-stream")
+	defer resp.Body.Close()
+	frames := newSSEReader(resp.Body).rest(t)
+	var pending, finished, ended int
+	for _, f := range frames {
+		switch f.Event {
+		case "approval_pending":
+			pending++
+		case "tool_finished":
+			if tf := f.event(t).(messages.ToolFinished); tf.IsError && strings.Contains(tf.Content, "approval timed out after 50ms") {
+				finished++
+			}
+		case "turn_ended":
+			ended++
+		}
+	}
+	if pending != 1 || finished != 1 || ended != 1 {
+		t.Fatalf("frames %v, want one approval_pending, a timed-out tool_finished and turn_ended", types(frames))
+	}
+	got := journaledApprovals(t, e, "s1")
+	if len(got) != 2 || got[1] != "denied:runtime:approval timed out after 50ms" {
+		t.Errorf("journaled approvals %q, want a request and a timeout denial", got)
+	}
+	if r, body := e.do("GET", "/v1/sessions/s1/approvals", ""); len(decode[httpapi.ApprovalList](t, body).Approvals) != 0 {
+		t.Errorf("approvals after the timeout %d: %s", r.StatusCode, body)
+	}
+}
+
+func TestSessions_DeleteActive(t *testing.T) {
+	e := newEnv(t, envOptions{script: exploreScript()})
+	e.createSession("s1")
+	resp := e.send("POST", "/v1/sessions/s1/turns", `{"input":"block here"}`, "Accept", "text/event-stream")
+	defer resp.Body.Close()
+	sse := newSSEReader(resp.Body)
+	<-e.block.started
+	if r, body := e.do("DELETE", "/v1/sessions/s1", ""); r.StatusCode != http.StatusNoContent {
+		t.Fatalf("delete %d: %s", r.StatusCode, body)
+	}
+	frames := sse.rest(t)
+	if len(frames) == 0 || frames[len(frames)-1].Event != "turn_ended" {
+		t.Fatalf("stream after delete: %v", types(frames))
+	}
+	if ended := frames[len(frames)-1].event(t).(messages.TurnEnded); ended.Outcome != messages.OutcomeCancelled {
+		t.Errorf("turn_ended %+v, want cancelled", ended)
+	}
+	if r, body := e.do("GET", "/v1/sessions/s1", ""); r.StatusCode != http.StatusNotFound {
+		t.Errorf("get after delete %d: %s", r.StatusCode, body)
+	}
+	if tail, err := e.journal.Tail(t.Context(), "s1"); err != nil || tail != 0 {
+		t.Errorf("journal tail after delete = %d, %v", tail, err)
+	}
+	if r, body := e.do("DELETE", "/v1/sessions/s1", ""); r.StatusCode != http.StatusNotFound {
+		t.Errorf("second delete %d: %s", r.StatusCode, body)
 	}
 }
 

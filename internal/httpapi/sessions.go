@@ -62,11 +62,11 @@ type SessionList struct {
 	Next string `json:"next,omitempty"`
 }
 
-func (s *Server) statusOf(st actors.Status) SessionStatus {
+func statusOf(st actors.Status, approvals []actors.PendingApproval) SessionStatus {
 	out := SessionStatus{
 		ID: st.Session, Agent: st.Agent, Status: "idle", Turn: st.NextTurn, Queued: st.Queued,
 		Messages: st.Messages, Usage: st.Usage, Cost: st.Cost,
-		PendingApprovals: len(s.approvals.Pending(st.Session)),
+		PendingApprovals: len(approvals),
 	}
 	if st.Running {
 		out.Status, out.Turn, out.TurnID = "running", st.Turn, st.TurnID
@@ -137,7 +137,7 @@ func (s *Server) handleCreate(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.Header().Set("Location", "/v1/sessions/"+req.ID)
-	writeJSON(w, http.StatusCreated, s.statusOf(st))
+	writeJSON(w, http.StatusCreated, statusOf(st, nil))
 }
 
 func (s *Server) create(r *http.Request, req CreateSessionRequest) (actors.Status, error) {
@@ -223,13 +223,17 @@ func (s *Server) handleGet(w http.ResponseWriter, r *http.Request) {
 		writeError(w, runtimeError(err))
 		return
 	}
-	writeJSON(w, http.StatusOK, s.statusOf(st))
+	approvals, err := sess.Approvals(r.Context())
+	if err != nil {
+		writeError(w, runtimeError(err))
+		return
+	}
+	writeJSON(w, http.StatusOK, statusOf(st, approvals))
 }
 
-// handleDelete deletes an inactive session's journal. An active session
-// (its actor runs, because it was used within the runtime's idle timeout)
-// is refused with 409: deleting the journal under a live actor would
-// break its fencing.
+// handleDelete deletes a session through the runtime: a running turn is
+// cancelled (its streams end with turn_ended, outcome cancelled), the
+// session's actor stops, and its journal and session memory are removed.
 func (s *Server) handleDelete(w http.ResponseWriter, r *http.Request) {
 	id, err := sessionID(r)
 	if err != nil {
@@ -238,24 +242,22 @@ func (s *Server) handleDelete(w http.ResponseWriter, r *http.Request) {
 	}
 	s.sessMu.Lock()
 	defer s.sessMu.Unlock()
-	if err := s.exists(r, id); err != nil {
-		writeError(w, err)
-		return
-	}
-	if slices.Contains(s.rt.Sessions(), id) {
-		writeError(w, apiErr(http.StatusConflict, CodeSessionActive,
-			"session %q is active; it can be deleted once it has been idle for the runtime's idle timeout", id))
-		return
-	}
-	if err := s.journal.Delete(r.Context(), id); err != nil {
-		writeError(w, err)
+	if err := s.rt.Delete(r.Context(), id); err != nil {
+		if errors.Is(err, actors.ErrSessionNotFound) {
+			err = apiErr(http.StatusNotFound, CodeSessionNotFound, "session %q does not exist", id)
+		}
+		writeError(w, runtimeError(err))
 		return
 	}
 	w.WriteHeader(http.StatusNoContent)
 }
 
-// runtimeError maps a runtime error to an API error.
+// runtimeError maps a runtime error to an API error; an API error is
+// returned as is.
 func runtimeError(err error) error {
+	if _, ok := errors.AsType[*Error](err); ok {
+		return err
+	}
 	code, status := "", 0
 	switch {
 	case errors.Is(err, actors.ErrSessionBusy):
@@ -266,6 +268,10 @@ func runtimeError(err error) error {
 		code, status = CodeBadRequest, http.StatusBadRequest
 	case errors.Is(err, actors.ErrTurnNotFound):
 		code, status = CodeTurnNotFound, http.StatusNotFound
+	case errors.Is(err, actors.ErrSessionNotFound), errors.Is(err, actors.ErrSessionDeleted):
+		code, status = CodeSessionNotFound, http.StatusNotFound
+	case errors.Is(err, actors.ErrUnknownApproval):
+		code, status = CodeApprovalNotFound, http.StatusNotFound
 	case errors.Is(err, actors.ErrSessionStopped):
 		code, status = CodeSessionStopped, http.StatusServiceUnavailable
 	case errors.Is(err, actors.ErrSlowSubscriber):

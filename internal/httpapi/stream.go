@@ -9,10 +9,6 @@ import (
 	"github.com/agcore/agcore/messages"
 )
 
-// approvalBuffer is the buffer of a stream's approval notifications; one
-// that does not fit is not sent (GET .../approvals lists them all).
-const approvalBuffer = 16
-
 type streamItem struct {
 	ev  messages.Event
 	err error
@@ -27,9 +23,9 @@ type streamOptions struct {
 	watch bool
 }
 
-// serveStream sends the events of open(ctx) as Server-Sent Events, merged
-// with approval_pending events for the session's tool calls that wait for
-// approval, and heartbeat comments.
+// serveStream sends the events of open(ctx) as Server-Sent Events
+// (approval_pending included: the session publishes it), with heartbeat
+// comments.
 //
 // The runtime's events are read only as fast as the client takes them; the
 // runtime's own subscriber buffer decouples the session from a slow client
@@ -93,28 +89,12 @@ func (s *Server) serveStream(w http.ResponseWriter, r *http.Request, o streamOpt
 	s.streams.Add(1)
 	defer s.streams.Add(-1)
 
-	var approvals <-chan PendingApproval
-	turn := -1
-	subscribe := func() {
-		if approvals == nil {
-			aw, stop := s.approvals.subscribe(o.session, approvalBuffer)
-			approvals = aw.ch
-			context.AfterFunc(ctx, stop) // ctx ends when serveStream returns
-		}
-	}
-	if o.watch {
-		subscribe()
-	}
 	// send writes one runtime event and reports whether the stream goes on.
 	send := func(it streamItem) bool {
 		if it.err != nil {
 			_ = sse.streamError(runtimeError(it.err))
 			return false
 		}
-		if _, ok := it.ev.(messages.TurnStarted); ok && !o.watch {
-			subscribe()
-		}
-		turn = it.ev.Meta().Turn
 		if err := sse.runtimeEvent(it.ev); err != nil {
 			s.log.Debug().Err(err).Str("session", o.session).Msg("SSE client gone")
 			return false
@@ -133,12 +113,6 @@ func (s *Server) serveStream(w http.ResponseWriter, r *http.Request, o streamOpt
 		select {
 		case it, ok := <-items:
 			if !ok || !send(it) {
-				return
-			}
-		case p := <-approvals:
-			ev := messages.ApprovalPending{EventMeta: messages.EventMeta{Session: p.Session, Turn: max(turn, 0)},
-				CallID: p.CallID, Tool: p.Tool, Reason: p.Reason}
-			if err := sse.runtimeEvent(ev); err != nil {
 				return
 			}
 		case <-tick:
