@@ -11,15 +11,15 @@ import (
 func TestGrep(t *testing.T) {
 	tc, root := newWorkspace(t)
 	writeFiles(t, root, map[string]string{
-		"main.go":          "package main\n// TODO: one\nfunc main() {}\n",
-		"pkg/a.go":         "package pkg\n// todo: two\n",
-		"pkg/a_test.go":    "package pkg\n// TODO three\n",
-		"docs/guide.md":    "# TODO\n",
-		"docs/deep/api.md": "TODO api\n",
+		"main.go":          "package main\n// MARKER: one\nfunc main() {}\n",
+		"pkg/a.go":         "package pkg\n// marker: two\n",
+		"pkg/a_test.go":    "package pkg\n// MARKER three\n",
+		"docs/guide.md":    "# MARKER\n",
+		"docs/deep/api.md": "MARKER api\n",
 		"notes.txt":        "nothing here\n",
-		"bin.dat":          "TODO\x00binary",
-		".git/HEAD":        "TODO in git\n",
-		"long.txt":         strings.Repeat("x", 1000) + "TODO\n",
+		"bin.dat":          "MARKER\x00binary",
+		".git/HEAD":        "MARKER in git\n",
+		"long.txt":         strings.Repeat("x", 1000) + "MARKER\n",
 	})
 	tests := []struct {
 		name    string
@@ -28,17 +28,17 @@ func TestGrep(t *testing.T) {
 		wantErr string
 		meta    map[string]any
 	}{
-		{name: "everywhere", p: GrepParams{Pattern: "TODO"}, want: strings.Join([]string{
-			"docs/deep/api.md:1:TODO api", "docs/guide.md:1:# TODO",
+		{name: "everywhere", p: GrepParams{Pattern: "MARKER"}, want: strings.Join([]string{
+			"docs/deep/api.md:1:MARKER api", "docs/guide.md:1:# MARKER",
 			"long.txt:1:" + strings.Repeat("x", maxGrepShown) + " [...]",
-			"main.go:2:// TODO: one", "pkg/a_test.go:2:// TODO three"}, "\n") + "\n",
+			"main.go:2:// MARKER: one", "pkg/a_test.go:2:// MARKER three"}, "\n") + "\n",
 			meta: map[string]any{"matches": 5, "files": 5, "truncated": false}},
-		{name: "case insensitive with include", p: GrepParams{Pattern: "todo", CaseInsensitive: true, Include: "*.go"},
-			want: "main.go:2:// TODO: one\npkg/a.go:2:// todo: two\npkg/a_test.go:2:// TODO three\n"},
-		{name: "include with directories", p: GrepParams{Pattern: "TODO", Include: "**/*.md"},
-			want: "docs/deep/api.md:1:TODO api\ndocs/guide.md:1:# TODO\n"},
-		{name: "include relative to path", p: GrepParams{Pattern: "TODO", Path: "docs", Include: "deep/*.md"},
-			want: "docs/deep/api.md:1:TODO api\n"},
+		{name: "case insensitive with include", p: GrepParams{Pattern: "marker", CaseInsensitive: true, Include: "*.go"},
+			want: "main.go:2:// MARKER: one\npkg/a.go:2:// marker: two\npkg/a_test.go:2:// MARKER three\n"},
+		{name: "include with directories", p: GrepParams{Pattern: "MARKER", Include: "**/*.md"},
+			want: "docs/deep/api.md:1:MARKER api\ndocs/guide.md:1:# MARKER\n"},
+		{name: "include relative to path", p: GrepParams{Pattern: "MARKER", Path: "docs", Include: "deep/*.md"},
+			want: "docs/deep/api.md:1:MARKER api\n"},
 		{name: "regexp", p: GrepParams{Pattern: `^func \w+\(`}, want: "main.go:3:func main() {}\n"},
 		{name: "single file", p: GrepParams{Pattern: "package", Path: "pkg/a.go"}, want: "pkg/a.go:1:package pkg\n"},
 		{name: "cap", p: GrepParams{Pattern: "package", MaxResults: 2},
