@@ -7,7 +7,6 @@ import (
 	"math"
 	"math/bits"
 	"slices"
-	"sort"
 
 	"github.com/dgraph-io/badger/v4"
 )
@@ -49,8 +48,11 @@ type candidate struct {
 	cover   int       // offset of its three bitsets of covered query bigrams
 	heapPos int       // position in candidateSet.heap, -1 when not in it
 
-	lower    float64 // lower bound of the score
-	estimate float64 // ordering key of the scoring step
+	lower      float64 // lower bound of the score
+	titleLower float64 // the title's share of lower, until the title is known
+	title      float64 // WeightTitle·Dice(title), exact, when titleKnown
+	titleKnown bool    // a title posting gave the title's bigram set
+	estimate   float64 // ordering key of the scoring step
 }
 
 // candidateSet accumulates the candidates of a query and keeps the k with
@@ -164,23 +166,47 @@ func (cs *candidateSet) read(l *postingList) error {
 	item := l.it.Item()
 	id := item.Key()[len(l.prefix)+2:]
 	idx, ok := cs.index[string(id)]
+	if ok && (l.scored != 0 || cs.cands[idx].titleKnown) {
+		cs.match(idx, l)
+		return nil
+	}
+	var counts [3]int
+	var title []byte
+	var valid bool
+	err := item.Value(func(v []byte) error {
+		counts, title, valid = parsePostingValue(v)
+		if valid && l.scored == 0 && len(title) > 0 {
+			// The title posting carries the title's bigram set: the title's
+			// share of the score is known exactly.
+			if !ok {
+				idx, ok = cs.add(string(id), counts), true
+			}
+			cs.knowTitle(idx, dice(cs.q.bigrams, title, counts[0]))
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if !valid {
+		return nil // a malformed posting; Rebuild rewrites it
+	}
 	if !ok {
-		var counts [3]int
-		var valid bool
-		err := item.Value(func(v []byte) error {
-			counts, valid = parsePostingValue(v)
-			return nil
-		})
-		if err != nil {
-			return err
-		}
-		if !valid {
-			return nil // a malformed posting; Rebuild rewrites it
-		}
 		idx = cs.add(string(id), counts)
 	}
 	cs.match(idx, l)
 	return nil
+}
+
+// knowTitle sets the exact title share of candidate idx's score, replacing
+// the title's share of its lower bound (which it cannot be below).
+func (cs *candidateSet) knowTitle(idx int, dice float64) {
+	c := &cs.cands[idx]
+	c.title = fieldWeights[0] * dice
+	c.titleKnown = true
+	c.lower += max(c.title-c.titleLower, 0)
+	c.titleLower = 0
+	cs.raise(idx)
 }
 
 // add appends a new candidate and returns its index.
@@ -212,10 +238,14 @@ func (cs *candidateSet) match(idx int, l *postingList) {
 		added += bits.OnesCount64(nb)
 		cover[i] |= nb
 	}
-	if added == 0 {
+	if added == 0 || (l.scored == 0 && c.titleKnown) {
 		return
 	}
-	c.lower += fieldWeights[l.scored] * 2 * float64(added) / float64(len(cs.q.bigrams)+c.counts[l.scored])
+	gain := fieldWeights[l.scored] * 2 * float64(added) / float64(len(cs.q.bigrams)+c.counts[l.scored])
+	if l.scored == 0 {
+		c.titleLower += gain
+	}
+	c.lower += gain
 	cs.raise(idx)
 }
 
@@ -276,18 +306,23 @@ func (cs *candidateSet) down(i int) {
 	}
 }
 
-// byEstimate returns the candidates that may reach minScore in the order
-// they are scored: decreasing estimate lower + slack·(upper − lower), where
-// upper bounds each field's Dice by the bigram counts alone, then by id.
-// The candidates left out cannot be scored: their estimate is below
-// minScore, so the scoring step would stop before them.
-func (cs *candidateSet) byEstimate(slack, minScore float64) []*candidate {
+// byEstimate returns the candidates that may reach minScore, as a queue
+// that yields them in the order they are scored: decreasing estimate
+// lower + slack·(upper − lower), where upper bounds each field's Dice by the
+// bigram counts alone (the title's is exact when a title posting gave it),
+// then by id. The candidates left out cannot be scored: their estimate is
+// below minScore, so the scoring step would stop before them.
+func (cs *candidateSet) byEstimate(slack, minScore float64) *estimateQueue {
 	nq := len(cs.q.bigrams)
 	out := make([]*candidate, 0, len(cs.cands))
 	for i := range cs.cands {
 		c := &cs.cands[i]
 		upper := 0.0
 		for f, n := range c.counts {
+			if f == 0 && c.titleKnown {
+				upper += c.title
+				continue
+			}
 			upper += fieldWeights[f] * diceBound(nq, n)
 		}
 		c.estimate = c.lower + slack*math.Max(upper-c.lower, 0)
@@ -298,8 +333,52 @@ func (cs *candidateSet) byEstimate(slack, minScore float64) []*candidate {
 	if len(out) < len(cs.cands) {
 		cs.truncated = true
 	}
-	sort.Slice(out, func(i, j int) bool {
-		return cmp.Or(cmp.Compare(out[j].estimate, out[i].estimate), cmp.Compare(out[i].id, out[j].id)) < 0
-	})
-	return out
+	q := &estimateQueue{heap: out}
+	for i := len(out)/2 - 1; i >= 0; i-- {
+		q.down(i)
+	}
+	return q
+}
+
+// estimateQueue is a max-heap of candidates by estimate (then id): the
+// scoring step pops the few it scores instead of sorting them all.
+type estimateQueue struct {
+	heap []*candidate
+}
+
+// pop removes and returns the next candidate, or nil when none is left.
+func (q *estimateQueue) pop() *candidate {
+	if len(q.heap) == 0 {
+		return nil
+	}
+	top := q.heap[0]
+	last := len(q.heap) - 1
+	q.heap[0] = q.heap[last]
+	q.heap = q.heap[:last]
+	q.down(0)
+	return top
+}
+
+// before orders the queue: higher estimate first, then lower id.
+func (q *estimateQueue) before(i, j int) bool {
+	a, b := q.heap[i], q.heap[j]
+	return cmp.Or(cmp.Compare(b.estimate, a.estimate), cmp.Compare(a.id, b.id)) < 0
+}
+
+func (q *estimateQueue) down(i int) {
+	for {
+		l := 2*i + 1
+		if l >= len(q.heap) {
+			return
+		}
+		m := l
+		if r := l + 1; r < len(q.heap) && q.before(r, l) {
+			m = r
+		}
+		if !q.before(m, i) {
+			return
+		}
+		q.heap[i], q.heap[m] = q.heap[m], q.heap[i]
+		i = m
+	}
 }

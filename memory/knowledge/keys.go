@@ -28,7 +28,9 @@ import (
 // a query reading a posting list from its start meets the pages the term can
 // lift most first, and may stop early. The value of a posting holds the
 // bigram counts of the page's three scored fields (see postingValue), which
-// bound its score without reading its scoring record.
+// bound its score without reading its scoring record; the value of a title
+// posting also holds the title's bigram set, so that the title's share of
+// the score (half of it) is known exactly from the posting.
 const (
 	prefixPage    = memory.PrefixKnowledge + "p/"
 	prefixDoc     = memory.PrefixKnowledge + "d/"
@@ -42,7 +44,7 @@ const (
 // indexFormat is the version of the layout of the derived keys (scoring
 // records and postings). New rebuilds the derived keys of a Base written with
 // another version.
-const indexFormat = 2
+const indexFormat = 3
 
 // Posting fields, in the order a query reads them.
 const (
@@ -111,18 +113,26 @@ func postingValue(counts [3]int) []byte {
 	return b
 }
 
-// parsePostingValue is the inverse of postingValue.
-func parsePostingValue(b []byte) ([3]int, bool) {
+// titlePostingValue is the value of a title posting: postingValue followed
+// by the title's bigram set, encoded by encodeBigramSet.
+func titlePostingValue(counts [3]int, titleSet []byte) []byte {
+	return append(postingValue(counts), titleSet...)
+}
+
+// parsePostingValue is the inverse of postingValue and titlePostingValue:
+// it returns the counts and what follows them (the title's bigram set in a
+// title posting, empty otherwise), which aliases b.
+func parsePostingValue(b []byte) ([3]int, []byte, bool) {
 	var counts [3]int
 	for i := range counts {
 		n, k := binary.Uvarint(b)
 		if k <= 0 || n > math.MaxInt32 {
-			return counts, false
+			return counts, nil, false
 		}
 		counts[i] = int(n)
 		b = b[k:]
 	}
-	return counts, true
+	return counts, b, true
 }
 
 // createdKey orders pages by creation time, then id. The time is stored as

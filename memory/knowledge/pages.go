@@ -292,8 +292,8 @@ func (b *Base) refreshStatsExpiry(txn *badger.Txn, id string, expires uint64) er
 
 // derivedKeys returns the keys derived from p and their values: its
 // creation-order key and its tag keys (empty values) and its postings (see
-// postingKey and postingValue). counts are the bigram counts of its scored
-// fields (docRecord.bigrams).
+// postingKey, postingValue and titlePostingValue). counts are the bigram
+// counts of its scored fields (docRecord.bigrams).
 func derivedKeys(p *Page, counts [3]int) map[string][]byte {
 	keys := make(map[string][]byte)
 	keys[string(createdKey(p.Created, p.ID))] = nil
@@ -310,10 +310,15 @@ func derivedKeys(p *Page, counts [3]int) map[string][]byte {
 		{fieldContent, p.Content},
 	}
 	value := postingValue(counts)
+	titleValue := titlePostingValue(counts, encodeBigramSet(bigramSet(normalize(p.Title))))
 	for _, fd := range fields {
 		rank := postingRank(fd.f, counts)
+		v := value
+		if fd.f == fieldTitle {
+			v = titleValue
+		}
 		for _, term := range Keywords(fd.text) {
-			keys[string(postingKey(term, fd.f, rank, p.ID))] = value
+			keys[string(postingKey(term, fd.f, rank, p.ID))] = v
 		}
 	}
 	return keys

@@ -75,7 +75,7 @@ const boundSlack = 0.6
 // is answered in three steps:
 //
 //  1. Keywords extracts the query's terms (at most MaxQueryTerms).
-//  2. Their posting lists are read key-only, the list whose next posting can
+//  2. Their posting lists are read, the list whose next posting can
 //     add most to a page's score first. A posting of term t in a field of n
 //     bigrams raises the lower bound of the page's score by up to
 //     w·2·|bigrams(t)|/(|Q|+n) (w the field's weight, Q the query's
@@ -83,9 +83,12 @@ const boundSlack = 0.6
 //     meets the pages a term lifts most before the others. Each candidate
 //     gets a lower bound L of its score (the bigrams of the terms it matched
 //     are certainly shared) and an upper bound U (the bigram counts of its
-//     fields, kept in the posting, bound each Dice). Reading stops when every
-//     list is read, after MaxPostings postings, or when no page not met yet
-//     can reach the lower bound of the current MaxResults-th candidate.
+//     fields, kept in the posting, bound each Dice). A title posting also
+//     carries the title's bigram set, so a candidate met in a title has the
+//     title's share of its score (half of it) exact in both bounds, without
+//     a read. Reading stops when every list is read, after MaxPostings
+//     postings, or when no page not met yet can reach the lower bound of the
+//     current MaxResults-th candidate.
 //  3. The candidates are scored exactly from their scoring records (their
 //     bigram sets) in decreasing order of L + 0.6·(U − L), until
 //     MaxCandidates records are read or no remaining candidate's estimate
@@ -260,7 +263,11 @@ func (r *Retriever) score(ctx context.Context, txn *badger.Txn, q *queryPlan, cs
 	var top []scored
 	var missing []*candidate
 	k := r.opts.MaxResults
-	for n, c := range order {
+	for n := 0; ; n++ {
+		c := order.pop()
+		if c == nil {
+			break
+		}
 		if n%256 == 0 {
 			if err := ctx.Err(); err != nil {
 				return nil, nil, err
