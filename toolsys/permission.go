@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 )
@@ -99,8 +100,14 @@ type Request struct {
 	Permission Permission
 	// Args are the call's raw arguments.
 	Args json.RawMessage
-	// Subject is what rule patterns are matched against (see RuleSubjecter).
-	Subject   string
+	// Subject is the call's subject as a whole (see RuleSubjecter): the
+	// command line of a shell call, the path of a file tool. Deny rules
+	// match it; allow rules match it when Subjects has no Parts.
+	Subject string
+	// Subjects are the call's parts (see MultiRuleSubjecter): a deny rule
+	// that matches any part refuses the call; allow rules allow it only if
+	// each part is matched by some allow rule and nothing is Opaque.
+	Subjects  Subjects
 	SessionID string
 	CallID    string
 }
@@ -289,6 +296,11 @@ func (p *Permissions) Mode() Mode { return p.mode }
 // allows; ask and accept-edits allow up to PermReadOnly and PermWrite), the
 // allow rules, and finally the approver, which must answer within the
 // approval timeout.
+//
+// A deny rule refuses the call if its pattern matches the Subject or any of
+// the Subjects' Parts. Allow rules allow it only if every part is matched
+// by one of them; a call whose Subjects are Opaque is allowed only by a rule
+// without an argument pattern, and otherwise goes to the approver.
 func (p *Permissions) Check(ctx context.Context, req Request) error {
 	decision, reason := DecisionContinue, ""
 	for _, h := range p.hooks {
@@ -304,7 +316,7 @@ func (p *Permissions) Check(ctx context.Context, req Request) error {
 		return &PermissionError{Tool: req.Tool, Stage: StageHook, Reason: reason}
 	}
 	for _, r := range p.deny {
-		if r.matchDeny(req.Tool, req.Subject) {
+		if r.denies(req) {
 			return &PermissionError{Tool: req.Tool, Stage: StageDeny, Reason: fmt.Sprintf("matches deny rule %s", r)}
 		}
 	}
@@ -335,12 +347,39 @@ func (p *Permissions) Check(ctx context.Context, req Request) error {
 			return nil
 		}
 	}
+	if p.allowed(req) {
+		return nil
+	}
+	reason = fmt.Sprintf("tool %s needs %s permission in %s mode", req.Tool, req.Permission, p.mode)
+	if req.Subjects.Opaque != "" {
+		reason += "; allow rules cannot vouch for it: " + req.Subjects.Opaque
+	}
+	return p.ask(ctx, req, reason)
+}
+
+// allowed reports whether the allow rules allow req: a rule without an
+// argument pattern allows every call of its tools; otherwise each subject
+// (the Parts, or Subject when there are none) must be matched by some allow
+// rule, and a call with an Opaque part is never allowed.
+func (p *Permissions) allowed(req Request) bool {
 	for _, r := range p.allow {
-		if r.matchAllow(req.Tool, req.Subject) {
-			return nil
+		if !r.hasArg && r.toolRE.MatchString(req.Tool) {
+			return true
 		}
 	}
-	return p.ask(ctx, req, fmt.Sprintf("tool %s needs %s permission in %s mode", req.Tool, req.Permission, p.mode))
+	if req.Subjects.Opaque != "" {
+		return false
+	}
+	parts := req.Subjects.Parts
+	if len(parts) == 0 {
+		parts = []string{req.Subject}
+	}
+	for _, s := range parts {
+		if !slices.ContainsFunc(p.allow, func(r Rule) bool { return r.matchAllow(req.Tool, s) }) {
+			return false
+		}
+	}
+	return true
 }
 
 // ask consults the approver (the context's, else the configured one) with
@@ -404,8 +443,8 @@ func (p *Permissions) timedOut(req Request) error {
 }
 
 // Rule matches a tool name (a glob: "read_file", "mcp__fs__*") and,
-// optionally, an argument pattern matched against the call's subject (see
-// RuleSubjecter): "bash(git *)", "write_file(docs/**)".
+// optionally, an argument pattern matched against the call's subjects (see
+// RuleSubjecter and MultiRuleSubjecter): "bash(git *)", "write_file(docs/**)".
 //
 // Patterns are globs: "?" matches one character, "*" a run of characters
 // and "**" any run including '/'; "**/" also matches nothing, so
@@ -469,6 +508,15 @@ func (r Rule) matchAllow(tool, subject string) bool {
 
 func (r Rule) matchDeny(tool, subject string) bool {
 	return r.toolRE != nil && r.toolRE.MatchString(tool) && (!r.hasArg || r.broad.MatchString(subject))
+}
+
+// denies reports whether the deny rule r matches req's Subject or any of
+// its parts.
+func (r Rule) denies(req Request) bool {
+	if r.matchDeny(req.Tool, req.Subject) {
+		return true
+	}
+	return r.hasArg && slices.ContainsFunc(req.Subjects.Parts, func(s string) bool { return r.matchDeny(req.Tool, s) })
 }
 
 // MatchGlob reports whether name matches the glob pattern, where '*' and '?'

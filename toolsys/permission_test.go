@@ -73,6 +73,25 @@ func TestPermissions_Pipeline(t *testing.T) {
 			Request{Tool: "write_file", Permission: PermWrite, Subject: "docs/sub/a.md"}, "", false, ""},
 		{"unmatched allow rule falls to approver", PermissionConfig{Allow: []string{"bash(git *)"}, Approver: approverAnswer(yes, new(int))},
 			Request{Tool: "bash", Permission: PermExecute, Subject: "make"}, "", true, ""},
+		// several subjects: deny matches any, allow must match every one
+		{"deny matches any part", PermissionConfig{Mode: ModeBypass, Deny: []string{"bash(rm *)"}},
+			Request{Tool: "bash", Permission: PermExecute, Subject: "git status; rm x", Subjects: Subjects{Parts: []string{"git status", "rm x"}}}, StageDeny, false, "bash(rm *)"},
+		{"deny matches a part of an opaque call", PermissionConfig{Mode: ModeBypass, Deny: []string{"bash(rm *)"}},
+			Request{Tool: "bash", Permission: PermExecute, Subject: "git $(rm x)", Subjects: Subjects{Parts: []string{"git $(rm x)", "rm x"}, Opaque: "command substitution"}}, StageDeny, false, ""},
+		{"deny matches the whole subject", PermissionConfig{Mode: ModeBypass, Deny: []string{"bash(*| sh*)"}},
+			Request{Tool: "bash", Permission: PermExecute, Subject: "curl x | sh", Subjects: Subjects{Parts: []string{"curl x", "sh"}}}, StageDeny, false, ""},
+		{"allow needs every part", PermissionConfig{Allow: []string{"bash(git *)"}, Approver: approverAnswer(no, new(int))},
+			Request{Tool: "bash", Permission: PermExecute, Subject: "git status; rm x", Subjects: Subjects{Parts: []string{"git status", "rm x"}}}, StageApprover, true, "not today"},
+		{"every part allowed by some rule", PermissionConfig{Allow: []string{"bash(git *)", "bash(head *)"}, Approver: approverAnswer(no, new(int))},
+			Request{Tool: "bash", Permission: PermExecute, Subject: "git log | head -5", Subjects: Subjects{Parts: []string{"git log", "head -5"}}}, "", false, ""},
+		{"parts replace the whole subject for allow rules", PermissionConfig{Allow: []string{"bash(git log | head *)"}},
+			Request{Tool: "bash", Permission: PermExecute, Subject: "git log | head -5", Subjects: Subjects{Parts: []string{"git log", "head -5"}}}, StageApprover, false, "no approver"},
+		{"opaque is not allowed by a pattern", PermissionConfig{Allow: []string{"bash(git *)"}},
+			Request{Tool: "bash", Permission: PermExecute, Subject: "git $(x)", Subjects: Subjects{Parts: []string{"git $(x)", "x"}, Opaque: "command substitution"}}, StageApprover, false, "allow rules cannot vouch for it: command substitution"},
+		{"opaque is allowed by a rule without pattern", PermissionConfig{Allow: []string{"bash"}},
+			Request{Tool: "bash", Permission: PermExecute, Subject: "git $(x)", Subjects: Subjects{Opaque: "command substitution"}}, "", false, ""},
+		{"opaque runs in bypass", PermissionConfig{Mode: ModeBypass},
+			Request{Tool: "bash", Permission: PermExecute, Subject: "git $(x)", Subjects: Subjects{Opaque: "command substitution"}}, "", false, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

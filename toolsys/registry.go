@@ -368,7 +368,7 @@ func (r *Registry) dispatch(ctx context.Context, t Tool, args json.RawMessage, t
 	if p := r.cfg.Permissions; p != nil {
 		req := Request{Tool: name, Permission: t.Permission(), Args: args, SessionID: tc.SessionID, CallID: tc.CallID}
 		if p.usesSubject() || ApproverFromContext(ctx) != nil {
-			req.Subject = subjectOf(t, args, tc)
+			req.Subject, req.Subjects = subjectOf(t, args, tc)
 		}
 		if err := p.Check(ctx, req); err != nil {
 			var pe *PermissionError
@@ -415,14 +415,6 @@ func (r *Registry) execute(ctx context.Context, t Tool, args json.RawMessage, tc
 		}
 	}()
 	return t.Execute(ctx, args, tc)
-}
-
-// subjectOf is what rule patterns are matched against for a call.
-func subjectOf(t Tool, args json.RawMessage, tc *Context) string {
-	if rs, ok := t.(RuleSubjecter); ok {
-		return rs.RuleSubject(args, tc)
-	}
-	return compactArgs(args)
 }
 
 // View is a read-only view of a registry restricted to an allow-list: an

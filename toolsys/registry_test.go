@@ -172,6 +172,44 @@ func TestRegistry_RuleSubjectFromTool(t *testing.T) {
 	}
 }
 
+func TestRegistry_RuleSubjectsFromTool(t *testing.T) {
+	var asked ApprovalRequest
+	p, err := NewPermissions(PermissionConfig{
+		Allow: []string{"search(git *)"},
+		Deny:  []string{"search(rm *)"},
+		Approver: ApproverFunc(func(_ context.Context, r ApprovalRequest) (Approval, error) {
+			asked = r
+			return Approval{}, nil
+		}),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := NewRegistry(Config{Permissions: p})
+	MustRegisterTyped[searchParams](r, multiSubjectTool{&searchTool{perm: PermExecute}})
+	tests := []struct {
+		query, want string
+		wantAsked   bool
+	}{
+		{"git log;git status", "", false},
+		{"git log;make", "the approver refused", true},
+		{"git log;rm x", "deny rule search(rm *)", false},
+	}
+	for _, tt := range tests {
+		asked = ApprovalRequest{}
+		res, err := r.Call(t.Context(), "search", json.RawMessage(`{"query":"`+tt.query+`"}`), nil)
+		if err != nil || res.IsError != (tt.want != "") || !strings.Contains(res.Content, tt.want) {
+			t.Errorf("%s: Call = %+v, %v; want %q", tt.query, res, err, tt.want)
+		}
+		if got := asked.Subject != ""; got != tt.wantAsked {
+			t.Errorf("%s: approver asked %v, want %v", tt.query, got, tt.wantAsked)
+		}
+		if tt.wantAsked && (asked.Subject != `{"query":"`+tt.query+`"}` || len(asked.Subjects.Parts) != 2) {
+			t.Errorf("%s: approver got subject %q and parts %q", tt.query, asked.Subject, asked.Subjects.Parts)
+		}
+	}
+}
+
 func TestRegistry_SecretsSubstitutedAndScrubbed(t *testing.T) {
 	store := MapSecrets{"TOKEN": "s3cr3t-token"}
 	r := NewRegistry(Config{Secrets: store})

@@ -96,7 +96,10 @@ type bridge[P any] struct {
 	required  []string
 }
 
-var _ RuleSubjecter = (*bridge[struct{}])(nil)
+var (
+	_ RuleSubjecter      = (*bridge[struct{}])(nil)
+	_ MultiRuleSubjecter = (*bridge[struct{}])(nil)
+)
 
 func (b *bridge[P]) Name() string            { return b.t.Name() }
 func (b *bridge[P]) Description() string     { return b.t.Description() }
@@ -123,6 +126,18 @@ func (b *bridge[P]) RuleSubject(args json.RawMessage, tc *Context) string {
 		}
 	}
 	return compactArgs(args)
+}
+
+// RuleSubjects asks the typed tool when it implements
+// TypedMultiRuleSubjecter[P], and otherwise returns no parts (the whole
+// subject alone).
+func (b *bridge[P]) RuleSubjects(args json.RawMessage, tc *Context) Subjects {
+	if rs, ok := b.t.(TypedMultiRuleSubjecter[P]); ok {
+		if p, err := b.parse(args); err == nil {
+			return rs.RuleSubjects(p, tc)
+		}
+	}
+	return Subjects{}
 }
 
 // Execute normalises, validates and decodes the arguments, then runs the

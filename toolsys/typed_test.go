@@ -223,6 +223,33 @@ func TestBridge_RuleSubject(t *testing.T) {
 	}
 }
 
+type multiSubjectTool struct{ *searchTool }
+
+func (multiSubjectTool) RuleSubjects(p searchParams, _ *Context) Subjects {
+	return Subjects{Parts: strings.Split(p.Query, ";")}
+}
+
+func TestBridge_RuleSubjects(t *testing.T) {
+	tests := []struct {
+		name string
+		tool Typed[searchParams]
+		args string
+		want Subjects
+	}{
+		{"typed tool asked", multiSubjectTool{&searchTool{}}, `{"query":"a;b"}`, Subjects{Parts: []string{"a", "b"}}},
+		{"invalid arguments give the whole subject", multiSubjectTool{&searchTool{}}, `{"query":3}`, Subjects{}},
+		{"tool without parts", &searchTool{}, `{"query":"a;b"}`, Subjects{}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := Bridge[searchParams](tt.tool).(MultiRuleSubjecter).RuleSubjects(json.RawMessage(tt.args), nil)
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("RuleSubjects (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
 // typedFunc is a Typed tool named "func" made from a function.
 type typedFunc[P any] func(P) (Result, error)
 

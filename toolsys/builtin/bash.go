@@ -72,9 +72,25 @@ func (*Bash) SecretParams() []string { return []string{"command", "env"} }
 // Idempotent is false: commands have effects.
 func (*Bash) Idempotent() bool { return false }
 
-// RuleSubject is the command line, which permission rules such as
-// bash(git *) match.
+// RuleSubject is the whole command line, as hooks and approvers see it and
+// deny rules also match it.
 func (*Bash) RuleSubject(p BashParams, _ *toolsys.Context) string { return p.Command }
+
+// RuleSubjects are the simple commands of the command line, each matched on
+// its own by permission rules such as bash(git *): "git status; rm -rf ~" is
+// two subjects, and an allow rule for git does not allow it. A command line
+// whose effect its words do not show (a command substitution, eval, a
+// redirection to a file...; see scriptSubjects), or a call that sets env
+// variables (BASH_ENV, PATH or GIT_SSH_COMMAND change what any command
+// does), is Opaque: only the approver, or an allow rule without a pattern,
+// can let it run.
+func (*Bash) RuleSubjects(p BashParams, _ *toolsys.Context) toolsys.Subjects {
+	s := scriptSubjects(p.Command)
+	if len(p.Env) > 0 && s.Opaque == "" {
+		s.Opaque = "the call sets environment variables (env)"
+	}
+	return s
+}
 
 // Precheck rejects an empty command and malformed variable names.
 func (*Bash) Precheck(p BashParams) error {

@@ -96,6 +96,7 @@ var (
 	_ toolsys.Typed[BashParams]                   = (*Bash)(nil)
 	_ toolsys.Prechecker[BashParams]              = (*Bash)(nil)
 	_ toolsys.TypedRuleSubjecter[BashParams]      = (*Bash)(nil)
+	_ toolsys.TypedMultiRuleSubjecter[BashParams] = (*Bash)(nil)
 	_ toolsys.Typed[BashProcessParams]            = (*BashProcess)(nil)
 	_ toolsys.Prechecker[BashProcessParams]       = (*BashProcess)(nil)
 	_ toolsys.Typed[WebFetchParams]               = (*WebFetch)(nil)

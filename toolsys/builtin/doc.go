@@ -36,6 +36,14 @@
 // bash and bash_process share; bash_process polls their output, waits for
 // them, stops them and lists them.
 //
+// Permission rules see a bash call as the simple commands of its script,
+// parsed as bash: "git status; rm -rf x" is two subjects, so an allow rule
+// bash(git *) does not allow it and a deny rule bash(rm *) refuses it. A
+// script whose words do not show what it runs (command substitution, $VAR,
+// eval, a subshell, a here-document, a redirection to a file, the env
+// parameter...) is allowed by no argument pattern and goes to the approver;
+// deny rules still see the commands inside it.
+//
 // # Web
 //
 // web_fetch fetches http and https URLs whose host the call's

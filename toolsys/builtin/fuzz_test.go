@@ -1,8 +1,10 @@
 package builtin
 
 import (
+	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 func FuzzGlobMatch(f *testing.F) {
@@ -70,6 +72,57 @@ func FuzzEditSpans(f *testing.F) {
 		rebuilt = append(rebuilt, oldLines[next-1:]...)
 		if strings.Join(rebuilt, "") != strings.Join(newLines, "") {
 			t.Fatalf("hunks rebuild %q, want %q", strings.Join(rebuilt, ""), got)
+		}
+	})
+}
+
+func FuzzScriptSubjects(f *testing.F) {
+	f.Add("git status; rm -rf ~", "git status;git log --oneline;ls -la")
+	f.Add("git $(rm -rf ~) `x` <(y) <<EOF\nz\nEOF", "a b\nc")
+	f.Add(`eval "eval 'eval x'"`, `x;"y z";'w`)
+	f.Add("git \"unbalanced", ";;\n;")
+	f.Fuzz(func(t *testing.T, script, commands string) {
+		// Any script: no panic, and the same answer twice.
+		got := scriptSubjects(script)
+		if again := scriptSubjects(script); !slices.Equal(got.Parts, again.Parts) || got.Opaque != again.Opaque {
+			t.Fatalf("scriptSubjects(%q) is not deterministic: %+v then %+v", script, got, again)
+		}
+		if len(got.Parts) == 0 && got.Opaque == "" {
+			t.Fatalf("scriptSubjects(%q) has no part and is not opaque", script)
+		}
+
+		// N literal commands separated by ';' or newlines: N subjects, each
+		// its words after quote removal.
+		var lines, want []string
+		for c := range strings.FieldsFuncSeq(commands, func(r rune) bool { return r == ';' || r == '\n' }) {
+			words := []string{"run"}
+			for w := range strings.FieldsSeq(c) {
+				w = strings.Map(func(r rune) rune {
+					if r == '\'' || r == 0 || r == utf8.RuneError {
+						return -1
+					}
+					return r
+				}, w)
+				words = append(words, w)
+			}
+			quoted := make([]string, len(words))
+			for i, w := range words {
+				quoted[i] = "'" + w + "'"
+			}
+			lines = append(lines, strings.Join(quoted, " "))
+			want = append(want, strings.Join(words, " "))
+		}
+		if len(lines) == 0 {
+			return
+		}
+		sep := "; "
+		if len(lines)%2 == 0 {
+			sep = "\n"
+		}
+		script = strings.Join(lines, sep)
+		got = scriptSubjects(script)
+		if got.Opaque != "" || !slices.Equal(got.Parts, want) {
+			t.Fatalf("scriptSubjects(%q) = %q (opaque %q), want the %d commands %q", script, got.Parts, got.Opaque, len(want), want)
 		}
 	})
 }
