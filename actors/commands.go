@@ -92,9 +92,12 @@ type Status struct {
 	TurnID  string `json:"turn_id,omitempty"`
 	// Queued counts submissions waiting for the running turn.
 	Queued int `json:"queued"`
-	// Usage and Cost are the session's totals.
+	// Usage and Cost are the session's totals: its own model calls and the
+	// subtrees of its finished sub-agents.
 	Usage messages.Usage `json:"usage"`
 	Cost  float64        `json:"cost"`
+	// RoundTrips counts the same model calls as Usage.
+	RoundTrips int `json:"round_trips"`
 	// Activation is the journal activation of the session's actor.
 	Activation uint64 `json:"activation"`
 	// Messages is the length of the stored history.

@@ -71,6 +71,22 @@
 // Runtime.Delete stops a session (cancelling its turn) and deletes its
 // journal and session memory.
 //
+// # Sub-agents
+//
+// With Config.SubAgents, the spawn_agent tool runs a task in a sub-agent: a
+// session whose actor is a child of the spawning session's, with an id
+// derived from the spawning call, its own journal, and a budget for its
+// subtree (see Budget); a TaskAgent's plan steps are sub-agents of its
+// session too. The spawn and the result are journaled in the parent
+// (SubAgentSpawned, SubAgentFinished). Every sub-agent ends with a
+// SubAgentFinished that carries what its whole subtree spent, whether it
+// completed, failed, ran out of budget or was cancelled, so a session's
+// usage is exactly the sum of every model call under it: a cancelled turn
+// ends at once, and its sub-agents report as they stop; a sub-agent left
+// unfinished by a crash is reported when its parent next activates (it is
+// resumed if its parent's turn resumes, and otherwise activated only to
+// cancel its turn and settle what it spent).
+//
 // # Streaming
 //
 // Stream yields one turn's events in the order the session published them:

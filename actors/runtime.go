@@ -78,12 +78,18 @@ type entry struct {
 	stopErr error
 	gone    chan struct{}            // closed when the actor has stopped
 	waits   map[string]*approvalWait // pending approvals by call id; written by the actor
+	// live holds the sub-agents whose result the session waits for, by
+	// child session id, and settles the settleCmd replies waiting for them.
+	// Both are owned by the actor and outlive its restarts, as the
+	// sub-agents' reports do.
+	live    map[string]*liveSub
+	settles []chan Status
 }
 
 func newEntry(id string) *entry {
 	idle := make(chan struct{})
 	close(idle)
-	return &entry{id: id, hub: newHub(), idle: idle, gone: make(chan struct{})}
+	return &entry{id: id, hub: newHub(), idle: idle, gone: make(chan struct{}), live: make(map[string]*liveSub)}
 }
 
 // setBusy records whether a turn runs (for Shutdown).

@@ -160,8 +160,10 @@ func (s *Session) Watch(ctx context.Context) iter.Seq2[messages.Event, error] {
 
 // Cancel cancels the running turn: its model call and tool calls see their
 // contexts cancelled (bash process groups are killed), TurnCancelled is
-// journaled, and the turn's stream ends with OutcomeCancelled. It reports
-// whether a turn was running. Queued submissions still run.
+// journaled, and the turn's stream ends with OutcomeCancelled. The turn's
+// sub-agents are cancelled with it, and so are the sub-agents the session
+// runs outside its turns (a TaskAgent's plan steps). It reports whether a
+// turn or such a sub-agent was running. Queued submissions still run.
 func (s *Session) Cancel(ctx context.Context) (bool, error) {
 	reply := make(chan bool, 1)
 	v, err := request(ctx, s, func() any { return &cancelCmd{reason: "cancelled by the caller", reply: reply} }, reply)

@@ -59,7 +59,7 @@ func (a *sessionActor) Receive(ctx actor.Context) {
 		a.onStoppedSub()
 		close(a.e.gone)
 	case *actor.ReceiveTimeout:
-		if a.turn == nil && len(a.queue) == 0 && !a.compacting && a.rt.passivate(a.e) {
+		if a.turn == nil && len(a.queue) == 0 && !a.compacting && len(a.e.live) == 0 && a.rt.passivate(a.e) {
 			a.log.Debug().Msg("passivating idle session")
 			ctx.Poison(ctx.Self())
 		}
@@ -71,6 +71,9 @@ func (a *sessionActor) Receive(ctx actor.Context) {
 		cancelled := a.turn != nil
 		if cancelled {
 			a.endTurn(messages.OutcomeCancelled, m.reason)
+		}
+		if a.cancelDetached(m.reason) {
+			cancelled = true
 		}
 		if m.reply != nil {
 			m.reply <- cancelled
@@ -103,6 +106,8 @@ func (a *sessionActor) Receive(ctx actor.Context) {
 		a.onSubSpawn(m)
 	case *subFinishCmd:
 		a.onSubFinish(m)
+	case *settleCmd:
+		a.onSettle(m)
 	case *transferCmd:
 		a.onTransfer(m)
 	case *approvalAskCmd:
@@ -126,7 +131,9 @@ func (a *sessionActor) HandleFailure(sys *actor.ActorSystem, sup actor.Superviso
 }
 
 // start loads the session from its journal, activates it (fencing off any
-// older writer), resumes an open turn and takes the submissions that
+// older writer), charges a sub-agent's journaled spending to its budget,
+// resumes an open turn (a sub-agent activated to settle cancels it),
+// settles the sub-agents of ended turns and takes the submissions that
 // arrived before it.
 func (a *sessionActor) start(ctx actor.Context) {
 	a.actx = ctx
@@ -155,9 +162,17 @@ func (a *sessionActor) start(ctx actor.Context) {
 	if d := a.rt.cfg.IdleTimeout; d > 0 {
 		ctx.SetReceiveTimeout(d)
 	}
-	if st.Open != nil {
-		a.resume()
+	if s := a.e.sub; s != nil && s.budget != nil {
+		s.budget.load(st.Usage, st.Cost, st.RoundTrips)
 	}
+	if st.Open != nil {
+		if s := a.e.sub; s != nil && s.abort {
+			a.abortOpen()
+		} else {
+			a.resume()
+		}
+	}
+	a.reapOrphans()
 	a.e.mu.Lock()
 	pending := append([]*submitCmd(nil), a.e.pending...)
 	a.e.mu.Unlock()
@@ -226,7 +241,7 @@ func (a *sessionActor) hook(ctx context.Context, hc *HookContext) []HookResult {
 
 func (a *sessionActor) status() Status {
 	s := Status{Session: a.id, Agent: a.st.Agent, NextTurn: a.st.Turn, Queued: len(a.queue),
-		Usage: a.st.Usage, Cost: a.st.Cost, Activation: a.st.Activation, Messages: len(a.st.History)}
+		Usage: a.st.Usage, Cost: a.st.Cost, RoundTrips: a.st.RoundTrips, Activation: a.st.Activation, Messages: len(a.st.History)}
 	if a.turn != nil {
 		s.Running, s.Turn, s.TurnID = true, a.turn.index, a.turn.turnID
 	}

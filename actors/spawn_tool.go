@@ -69,6 +69,7 @@ func (b *SpawnBudget) budget() Budget {
 // caller is what a built-in tool knows of the session that called it.
 type caller struct {
 	pid     *actor.PID
+	entry   *entry
 	session string
 	turn    int
 	callID  string
@@ -94,7 +95,7 @@ func callerFrom(ctx context.Context) (*caller, error) {
 
 // callerFor describes the session to a built-in tool call.
 func (a *sessionActor) callerFor(call messages.ToolCall) *caller {
-	c := &caller{pid: a.actx.Self(), session: a.id, turn: a.turn.index, callID: call.ID, agent: a.agent(), depth: a.depth()}
+	c := &caller{pid: a.actx.Self(), entry: a.e, session: a.id, turn: a.turn.index, callID: call.ID, agent: a.agent(), depth: a.depth()}
 	if a.e.sub != nil {
 		c.budget = a.e.sub.budget
 	}
@@ -177,59 +178,18 @@ func (t *spawnTool) Execute(ctx context.Context, p SpawnAgentParams, _ *toolsys.
 	}
 	defer release()
 
-	tracker := newBudgetTracker(c.budget, child, limit)
-	spec := &subSpec{agent: ag, depth: depth, budget: tracker}
-	reply := make(chan subSpawnReply, 1)
-	rt.system.Root.Send(c.pid, &subSpawnCmd{turn: c.turn, callID: c.callID, child: child, task: p.Task, spec: spec, reply: reply})
-	var r subSpawnReply
-	select {
-	case r = <-reply:
-	case <-ctx.Done():
-		return toolsys.ErrorResult("sub-agent %s was not started: %v", child, context.Cause(ctx)), nil
-	}
-	if r.err != nil {
-		return toolsys.ErrorResult("spawn_agent: %v", r.err), nil
-	}
-	if r.finished != nil {
+	spec := &subSpec{agent: ag, depth: depth, budget: newBudgetTracker(c.budget, child, limit)}
+	run := newSubRun(ctx, c.pid, c.entry, c.callID, child, p.Task, limit, spec)
+	defer run.stop(nil)
+	r, err := rt.spawnSub(run, &subSpawnCmd{turn: c.turn, callID: c.callID, child: child, task: p.Task, spec: spec, stop: run.stop})
+	switch {
+	case err != nil:
+		return toolsys.ErrorResult("spawn_agent: sub-agent %s was not started: %v", child, err), nil
+	case r.finished != nil:
 		return finishedResult(*r.finished, true), nil
 	}
-	e := r.e
-	if e.sub != nil && e.sub != spec && e.sub.budget != nil {
-		// The sub-agent was still running from an earlier attempt.
-		tracker = e.sub.budget
-	}
-
-	runCtx, stop := context.WithCancelCause(ctx)
-	defer stop(nil)
-	tracker.setStop(stop)
-	if limit.MaxTime > 0 {
-		reason := fmt.Sprintf("budget of %s wall time exhausted", limit.MaxTime)
-		defer rt.clock.AfterFunc(limit.MaxTime, func() { tracker.exceed(reason) })()
-	}
-	if st, ok := rt.entryStatus(ctx, e); ok && st.Usage.TotalTokens > 0 {
-		tracker.preload(st.Usage, st.Cost)
-	}
-
-	out, err := rt.runSub(runCtx, e, p.Task)
-	if err != nil {
-		return toolsys.ErrorResult("sub-agent %s failed: %v", child, err), nil
-	}
-	fin := messages.SubAgentFinished{CallID: c.callID, Child: child, Outcome: out.ended.Outcome, Result: out.ended.Text,
-		Usage: out.usage, Cost: out.cost}
-	switch reason := tracker.exceededReason(); {
-	case reason != "":
-		fin.Outcome, fin.Result = messages.OutcomeLimit, (&BudgetError{Child: child, Reason: reason}).Error()
-	case fin.Outcome != messages.OutcomeCompleted:
-		fin.Result = fmt.Sprintf("sub-agent %s stopped: %s", child, out.ended.Reason)
-	}
-	done := make(chan struct{})
-	rt.system.Root.Send(c.pid, &subFinishCmd{ev: fin, e: e, reply: done})
-	if ctx.Err() == nil {
-		select {
-		case <-done:
-		case <-ctx.Done():
-		}
-	}
+	run.spawn = r
+	fin, _ := rt.driveSub(ctx, run)
 	return finishedResult(fin, false), nil
 }
 
@@ -248,19 +208,6 @@ func finishedResult(f messages.SubAgentFinished, reused bool) toolsys.Result {
 		meta["reused"] = true
 	}
 	return toolsys.Result{Content: f.Result, IsError: f.Outcome != messages.OutcomeCompleted, Metadata: meta}
-}
-
-// entryStatus asks the actor of e for its status.
-func (rt *Runtime) entryStatus(ctx context.Context, e *entry) (Status, bool) {
-	reply := make(chan Status, 1)
-	rt.system.Root.Send(e.pid, &statusCmd{reply: reply})
-	select {
-	case st := <-reply:
-		return st, true
-	case <-e.gone:
-	case <-ctx.Done():
-	}
-	return Status{}, false
 }
 
 // subAgent compiles the agent a spawn asks for: a profile, or an ad-hoc

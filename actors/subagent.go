@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -49,13 +50,18 @@ func (s SubAgents) withDefaults() SubAgents {
 }
 
 // Budget bounds what a sub-agent and everything it spawns may spend. A zero
-// field bounds nothing.
+// field bounds nothing. A sub-agent that resumes after a crash has spent,
+// according to its journals, what its subtree spent before: that counts
+// once, against its budget and those of the subtrees around it.
 type Budget struct {
 	// MaxTokens is the subtree's total token budget.
 	MaxTokens int64 `json:"max_tokens,omitempty"`
 	// MaxCost is the subtree's cost budget, in the price table's currency.
 	MaxCost float64 `json:"max_cost,omitempty"`
-	// MaxTime is the sub-agent's wall-clock time, from its spawn.
+	// MaxTime is the sub-agent's wall-clock time, from its first spawn
+	// (journaled with it): a sub-agent resumed after a crash has what is
+	// left, the time the process was down included, and one whose time
+	// ran out meanwhile is stopped at once.
 	MaxTime time.Duration `json:"max_time,omitempty"`
 	// MaxRoundTrips is the number of model calls the subtree may make.
 	MaxRoundTrips int `json:"max_round_trips,omitempty"`
@@ -85,6 +91,10 @@ type subSpec struct {
 	agent  *agent
 	depth  int
 	budget *budgetTracker
+	// abort makes the session cancel the turn its journal left open
+	// instead of resuming it: the turn that spawned it ended while it ran,
+	// and it is activated only to settle what it spent.
+	abort bool
 }
 
 // budgetTracker counts what a sub-agent subtree spends, for every model
@@ -97,6 +107,7 @@ type budgetTracker struct {
 	limit  Budget
 
 	mu       sync.Mutex
+	loaded   bool
 	usage    messages.Usage
 	cost     float64
 	trips    int
@@ -130,38 +141,50 @@ func (b *budgetTracker) remaining() Budget {
 	return out
 }
 
-// setStop arms the function that stops the subtree.
+// setStop arms the function that stops the subtree, and calls it at once
+// when the budget is already spent.
 func (b *budgetTracker) setStop(stop context.CancelCauseFunc) {
 	b.mu.Lock()
-	defer b.mu.Unlock()
 	b.stop = stop
+	reason := b.exceeded
+	b.mu.Unlock()
+	if reason != "" {
+		stop(&BudgetError{Child: b.child, Reason: reason})
+	}
 }
 
-// preload counts what the subtree spent before this tracker existed (a
-// sub-agent resumed after a crash).
-func (b *budgetTracker) preload(u messages.Usage, cost float64) {
+// load charges what the sub-agent's journal says its subtree spent before
+// this tracker existed (the sub-agent resumes after a crash) to the
+// tracker and every enclosing subtree. Only the first call counts: an
+// actor that restarts in the same process finds its tracker up to date.
+func (b *budgetTracker) load(u messages.Usage, cost float64, trips int) {
 	b.mu.Lock()
-	defer b.mu.Unlock()
-	b.usage, b.cost = u, cost
+	first := !b.loaded
+	b.loaded = true
+	b.mu.Unlock()
+	if first && (trips > 0 || u != (messages.Usage{}) || cost != 0) {
+		b.charge(u, cost, trips)
+	}
 }
 
-// charge counts one model call in every enclosing subtree. It stops each
-// subtree whose budget is spent, and returns the reason when b's own is.
-func (b *budgetTracker) charge(u messages.Usage, cost float64) string {
+// charge counts trips model calls of usage u and cost in every enclosing
+// subtree. It stops each subtree whose budget is spent, and returns the
+// reason when b's own is.
+func (b *budgetTracker) charge(u messages.Usage, cost float64, trips int) string {
 	var own string
 	for t := b; t != nil; t = t.parent {
-		if reason := t.add(u, cost); reason != "" && t == b {
+		if reason := t.add(u, cost, trips); reason != "" && t == b {
 			own = reason
 		}
 	}
 	return own
 }
 
-func (b *budgetTracker) add(u messages.Usage, cost float64) string {
+func (b *budgetTracker) add(u messages.Usage, cost float64, trips int) string {
 	b.mu.Lock()
 	b.usage = b.usage.Add(u)
 	b.cost += cost
-	b.trips++
+	b.trips += trips
 	var reason string
 	switch {
 	case b.limit.MaxTokens > 0 && b.usage.TotalTokens > b.limit.MaxTokens:
@@ -344,76 +367,36 @@ func (rt *Runtime) sendEntry(e *entry, msg any) {
 	rt.system.Root.Send(e.pid, msg)
 }
 
-// subOutcome is how a sub-agent's task ended.
-type subOutcome struct {
-	ended messages.TurnEnded
-	usage messages.Usage // the subtree's
-	cost  float64
-}
-
-// subTaskTurnID is the turn id of a sub-agent's task: a sub-agent session
-// runs one task, so resubmitting it after a crash follows the same turn.
-const subTaskTurnID = "task"
-
-// runSub runs task as the turn of sub-agent e and waits for it to end. When
-// ctx is cancelled first, the turn is cancelled with ctx's cause and runSub
-// waits for it to end. It returns the subtree's usage.
-func (rt *Runtime) runSub(ctx context.Context, e *entry, task string) (subOutcome, error) {
-	var out subOutcome
-	sub := newSubscriber(subTaskTurnID, rt.cfg.EventBuffer)
-	defer e.hub.remove(sub)
-	rt.sendEntry(e, &submitCmd{turnID: subTaskTurnID, msg: messages.UserText(task), sub: sub})
-	select {
-	case <-sub.done:
-	case <-ctx.Done():
-		rt.system.Root.Send(e.pid, &cancelCmd{reason: context.Cause(ctx).Error()})
-		select {
-		case <-sub.done:
-		case <-e.gone:
-		case <-rt.ctx.Done():
-			return out, ErrClosed
-		}
-	}
-	sub.mu.Lock()
-	final, err := sub.final, sub.err
-	sub.mu.Unlock()
-	ended, ok := final.(messages.TurnEnded)
-	if !ok {
-		if err == nil {
-			err = fmt.Errorf("%w: sub-agent %s stopped before its task ended", ErrSessionStopped, e.id)
-		}
-		return out, err
-	}
-	out.ended = ended
-	reply := make(chan Status, 1)
-	rt.system.Root.Send(e.pid, &statusCmd{reply: reply})
-	select {
-	case st := <-reply:
-		out.usage, out.cost = st.Usage, st.Cost
-	case <-e.gone:
-		out.usage, out.cost = ended.Usage, ended.Cost
-	case <-rt.ctx.Done():
-		return out, ErrClosed
-	}
-	return out, nil
-}
-
 // subSpawnCmd asks a session to journal the spawn of a sub-agent (unless
 // the journal already holds it) and to start the sub-agent's actor as its
 // child. A spawn whose result the journal holds is answered with it.
 type subSpawnCmd struct {
+	// turn is the spawning turn, or -1 for a sub-agent the session runs
+	// outside its turns (a task agent's plan step).
 	turn   int
 	callID string
 	child  string
 	task   string
 	spec   *subSpec
-	reply  chan subSpawnReply
+	// known says that the child's journal exists: a sub-agent spawned
+	// outside turns that the session's journal no longer lists as
+	// unfinished has finished before, and its usage is counted.
+	known bool
+	// stop cancels the sub-agent's run (Session.Cancel stops the
+	// sub-agents spawned outside turns with it).
+	stop  context.CancelCauseFunc
+	reply chan subSpawnReply
 }
 
 type subSpawnReply struct {
 	finished *messages.SubAgentFinished
 	e        *entry
-	err      error
+	// spawned is when the sub-agent was first spawned.
+	spawned time.Time
+	// counted says that the session's journal already counts the
+	// sub-agent's result: it must not be reported again.
+	counted bool
+	err     error
 }
 
 // subFinishCmd asks a session to journal the result of its sub-agent and to
@@ -424,41 +407,87 @@ type subFinishCmd struct {
 	reply chan struct{} // may be nil
 }
 
+// liveSub is a sub-agent whose result the session waits for.
+type liveSub struct {
+	turn   int // the spawning turn, -1 outside turns
+	e      *entry
+	stop   context.CancelCauseFunc // nil for a reaped sub-agent
+	reaped bool                    // activated by reapOrphans, with no budget tracker
+}
+
 // onSubSpawn handles a subSpawnCmd.
 func (a *sessionActor) onSubSpawn(m *subSpawnCmd) {
-	if a.turn == nil || a.turn.index != m.turn {
+	if m.turn >= 0 && (a.turn == nil || a.turn.index != m.turn) {
 		m.reply <- subSpawnReply{err: fmt.Errorf("actors: spawn %s: turn %d is over", m.child, m.turn)}
 		return
 	}
-	if sa, ok := a.st.Open.SubAgents[m.callID]; ok && sa.Finished != nil {
-		fin := *sa.Finished
-		m.reply <- subSpawnReply{finished: &fin}
-		return
+	if o := a.st.Open; m.turn >= 0 && o != nil {
+		if sa, ok := o.SubAgents[m.callID]; ok && sa.Finished != nil {
+			fin := *sa.Finished
+			m.reply <- subSpawnReply{finished: &fin}
+			return
+		}
 	}
-	if _, ok := a.st.Open.SubAgents[m.callID]; !ok {
-		a.appendEvents(messages.SubAgentSpawned{Turn: m.turn, CallID: m.callID, Child: m.child, Agent: m.spec.agent.Name, Task: m.task})
+	sp, unfinished := a.st.Unfinished[m.child]
+	counted := false
+	switch {
+	case unfinished:
+		// It resumes from its own journal.
+	case m.turn >= 0 || !m.known:
+		sp = messages.SubAgentSpawned{Turn: m.turn, CallID: m.callID, Child: m.child, Agent: m.spec.agent.Name, Task: m.task, At: a.rt.clock.Now()}
+		a.appendEvents(sp)
+	default:
+		counted = true
+	}
+	spawned := sp.At
+	if spawned.IsZero() {
+		spawned = a.rt.clock.Now()
 	}
 	a.publish(messages.SubAgentStarted{EventMeta: a.meta(), CallID: m.callID, Child: m.child, Agent: m.spec.agent.Name, Depth: m.spec.depth})
-	e, err := a.rt.activateSub(m.child, m.spec, func(props *actor.Props) (*actor.PID, error) {
-		return a.spawnChild(props, "subagent/"+m.callID), nil
-	})
-	m.reply <- subSpawnReply{e: e, err: err}
+	e, err := a.rt.activateSub(m.child, m.spec, a.spawnSubActor(m.callID))
+	if err == nil && !counted {
+		a.e.live[m.child] = &liveSub{turn: m.turn, e: e, stop: m.stop}
+	}
+	m.reply <- subSpawnReply{e: e, spawned: spawned, counted: counted, err: err}
 }
 
 // onSubFinish handles a subFinishCmd. The result is journaled even when the
 // turn that spawned the sub-agent has ended (it was cancelled), so that the
-// session's usage counts the subtree.
+// session's usage counts the subtree, and only once: a result the journal
+// holds already is not journaled again.
 func (a *sessionActor) onSubFinish(m *subFinishCmd) {
-	a.appendEvents(m.ev)
-	a.publish(messages.SubAgentEnded{EventMeta: a.meta(), CallID: m.ev.CallID, Child: m.ev.Child, Outcome: m.ev.Outcome, Usage: m.ev.Usage, Cost: m.ev.Cost})
-	a.publish(messages.UsageReported{EventMeta: a.meta(), Model: "subagent:" + m.ev.Child, Usage: m.ev.Usage, Cost: m.ev.Cost,
-		SessionUsage: a.st.Usage, SessionCost: a.st.Cost})
+	ls := a.e.live[m.ev.Child]
+	delete(a.e.live, m.ev.Child)
+	if _, owed := a.st.Unfinished[m.ev.Child]; owed {
+		a.appendEvents(m.ev)
+		if ls != nil && ls.reaped {
+			// Nothing charged the reaped subtree to this session's budget.
+			a.chargeBudget(m.ev.Usage, m.ev.Cost, m.ev.RoundTrips)
+		}
+		a.publish(messages.SubAgentEnded{EventMeta: a.meta(), CallID: m.ev.CallID, Child: m.ev.Child, Outcome: m.ev.Outcome, Usage: m.ev.Usage, Cost: m.ev.Cost})
+		a.publish(messages.UsageReported{EventMeta: a.meta(), Model: "subagent:" + m.ev.Child, Usage: m.ev.Usage, Cost: m.ev.Cost,
+			SessionUsage: a.st.Usage, SessionCost: a.st.Cost})
+	}
 	if m.e != nil && a.rt.passivate(m.e) {
 		a.actx.Poison(m.e.pid)
 	}
 	if m.reply != nil {
 		close(m.reply)
 	}
+	a.flushSettles()
+}
+
+// cancelDetached stops the sub-agents the session runs outside its turns,
+// and reports whether there were any.
+func (a *sessionActor) cancelDetached(reason string) bool {
+	stopped := false
+	for _, ls := range a.e.live {
+		if ls.turn < 0 && ls.stop != nil {
+			ls.stop(errors.New(reason))
+			stopped = true
+		}
+	}
+	return stopped
 }
 
 // onStoppedSub forgets a sub-agent whose actor stopped (finished, or
@@ -492,13 +521,13 @@ func (a *sessionActor) isSubAgent(child *actor.PID) bool {
 	return false
 }
 
-// chargeBudget charges one model call to the sub-agent's subtree budgets and
-// returns the reason when the session's own budget is spent.
-func (a *sessionActor) chargeBudget(u messages.Usage, cost float64) string {
+// chargeBudget charges trips model calls to the sub-agent's subtree budgets
+// and returns the reason when the session's own budget is spent.
+func (a *sessionActor) chargeBudget(u messages.Usage, cost float64, trips int) string {
 	if a.e.sub == nil || a.e.sub.budget == nil {
 		return ""
 	}
-	return a.e.sub.budget.charge(u, cost)
+	return a.e.sub.budget.charge(u, cost, trips)
 }
 
 // subAgentFor returns the agent a sub-agent session plays while it has not

@@ -7,8 +7,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/asynkron/protoactor-go/actor"
-
 	"github.com/agcore/agcore/actors/plan"
 	"github.com/agcore/agcore/memory"
 	"github.com/agcore/agcore/messages"
@@ -35,7 +33,9 @@ type TaskAgentConfig struct {
 // TaskAgent breaks a goal into a plan and carries it out: the model of its
 // session writes the plan, sequential steps run as turns of that session,
 // and steps the plan marks independent (or assigns to another agent
-// profile) run as sub-agents, each group in parallel. It is safe for
+// profile) run as sub-agents of that session, each group in parallel.
+// Cancelling or deleting the session stops them; their usage counts in
+// the session's. It is safe for
 // concurrent use, but runs of one TaskAgent share its session and so
 // queue behind each other's turns.
 type TaskAgent struct {
@@ -191,8 +191,11 @@ func (ta *TaskAgent) runOwn(ctx context.Context, sess *Session, prompt string) (
 	return res.Text, nil
 }
 
-// runSub runs a step as a sub-agent of the task agent's session, in a
-// session named after the plan and step.
+// runSub runs a step as a sub-agent of the task agent's session: a child
+// of its actor, so that cancelling or deleting the session stops it, with
+// an id derived from the plan and step, so that after a crash running the
+// plan again resumes the step from its journal (or reuses its result).
+// The step's usage counts in the session's.
 func (ta *TaskAgent) runSub(ctx context.Context, p *plan.Plan, s plan.Step, prompt string) (string, error) {
 	rt := ta.rt
 	ag := rt.agents[s.Agent]
@@ -202,36 +205,32 @@ func (ta *TaskAgent) runSub(ctx context.Context, p *plan.Plan, s plan.Step, prom
 	if ag == nil {
 		return "", fmt.Errorf("%w %q", ErrUnknownAgent, s.Agent)
 	}
-	id := childSessionID(ta.cfg.Session, fmt.Sprintf("plan-%s-step-%d", p.ID, s.Index))
+	callID := fmt.Sprintf("plan-%s-step-%d", p.ID, s.Index)
+	id := childSessionID(ta.cfg.Session, callID)
+	tail, err := rt.journal.Tail(ctx, id)
+	if err != nil {
+		return "", fmt.Errorf("actors: task agent: step %d: %w", s.Index, err)
+	}
 	limit := rt.swarm.cfg.Budget.tighten(ta.cfg.StepBudget)
-	tracker := newBudgetTracker(nil, id, limit)
-	runCtx, stop := context.WithCancelCause(ctx)
-	defer stop(nil)
-	tracker.setStop(stop)
-	if limit.MaxTime > 0 {
-		defer rt.clock.AfterFunc(limit.MaxTime, func() { tracker.exceed(fmt.Sprintf("budget of %s wall time exhausted", limit.MaxTime)) })()
-	}
-	spec := &subSpec{agent: ag, depth: 1, budget: tracker}
-	e, err := rt.activateSub(id, spec, func(props *actor.Props) (*actor.PID, error) {
-		return rt.system.Root.SpawnNamed(props.Configure(actor.WithGuardian(rt.sessionStrategy)), "sessions/"+id)
-	})
+	spec := &subSpec{agent: ag, depth: 1, budget: newBudgetTracker(nil, id, limit)}
+	run := newSubRun(ctx, nil, nil, callID, id, prompt, limit, spec)
+	defer run.stop(nil)
+	// The spawn reaches the session's actor, activating it.
+	reply := make(chan subSpawnReply, 1)
+	parent, err := rt.send(ta.cfg.Session, &subSpawnCmd{turn: -1, callID: callID, child: id, task: prompt, spec: spec,
+		known: tail > 0, stop: run.stop, reply: reply})
 	if err != nil {
 		return "", err
 	}
-	out, err := rt.runSub(runCtx, e, prompt)
-	if rt.passivate(e) {
-		rt.system.Root.Poison(e.pid)
+	run.pid, run.parent = parent.pid, parent
+	if run.spawn, err = rt.awaitSpawn(parent, id, reply); err != nil {
+		return "", err
 	}
+	fin, err := rt.driveSub(ctx, run)
 	if err != nil {
 		return "", err
 	}
-	if reason := tracker.exceededReason(); reason != "" {
-		return "", &BudgetError{Child: id, Reason: reason}
-	}
-	if out.ended.Outcome != messages.OutcomeCompleted {
-		return "", fmt.Errorf("sub-agent %s ended %s: %s", id, out.ended.Outcome, out.ended.Reason)
-	}
-	return out.ended.Text, nil
+	return fin.Result, nil
 }
 
 // stepPrompt is the request of one step: the goal, the results of the

@@ -2,11 +2,13 @@ package actors_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/agcore/agcore/actors"
 	"github.com/agcore/agcore/actors/plan"
@@ -161,5 +163,151 @@ func TestNewTaskAgent_Config(t *testing.T) {
 	f := newFixture(t, textScript("x"), nil, nil)
 	if _, err := actors.NewTaskAgent(f.rt, actors.TaskAgentConfig{Session: "a/b"}); !errors.Is(err, actors.ErrConfig) {
 		t.Errorf("NewTaskAgent with a bad session id = %v, want ErrConfig", err)
+	}
+}
+
+// TestTaskAgent_StepsAreChildren runs two independent steps as sub-agents
+// that hold until cancelled, then cancels or deletes the task agent's
+// session: either stops both steps, because they are its children.
+func TestTaskAgent_StepsAreChildren(t *testing.T) {
+	tests := []struct {
+		name string
+		stop func(ctx context.Context, rt *actors.Runtime, sess *actors.Session) error
+	}{
+		{"cancel", func(ctx context.Context, _ *actors.Runtime, sess *actors.Session) error {
+			ok, err := sess.Cancel(ctx)
+			if err == nil && !ok {
+				err = errors.New("Cancel reported nothing to cancel")
+			}
+			return err
+		}},
+		{"delete", func(ctx context.Context, rt *actors.Runtime, sess *actors.Session) error {
+			return rt.Delete(ctx, sess.ID())
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			script := scripted.Script{Rules: []scripted.Rule{
+				{Match: scripted.Match{Role: messages.RoleUser, Contains: "Your step"}, Reply: scripted.Reply{ToolCalls: []scripted.ToolCall{{Name: "hold", Arguments: "{}"}}, Usage: usage15}},
+				{Match: scripted.Match{Any: true}, Reply: scripted.Reply{Text: "held", Usage: usage15}},
+			}}
+			entered, left := make(chan struct{}, 2), make(chan struct{}, 2)
+			hold := &funcTool{name: "hold", perm: toolsys.PermReadOnly, fn: func(ctx context.Context, _ json.RawMessage) (toolsys.Result, error) {
+				entered <- struct{}{}
+				<-ctx.Done()
+				left <- struct{}{}
+				return toolsys.Result{}, ctx.Err()
+			}}
+			f := newFixture(t, script, []toolsys.Tool{hold}, func(c *actors.Config) { c.Limits.ToolTimeout = -1 })
+			ta, err := actors.NewTaskAgent(f.rt, actors.TaskAgentConfig{Session: "tasks"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			p, err := plan.JSONParser{}.Parse(`[{"description": "hold a", "independent": true}, {"description": "hold b", "independent": true}]`)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+			defer cancel()
+			done := make(chan *plan.Plan, 1)
+			go func() {
+				p, err := ta.ExecutePlan(ctx, p)
+				if err != nil {
+					t.Error(err)
+				}
+				done <- p
+			}()
+			for range 2 {
+				select {
+				case <-entered:
+				case <-ctx.Done():
+					t.Fatal("the steps never started")
+				}
+			}
+			sess, err := f.rt.Open(ctx, "tasks")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := tt.stop(ctx, f.rt, sess); err != nil {
+				t.Fatal(err)
+			}
+			for range 2 {
+				select {
+				case <-left:
+				case <-ctx.Done():
+					t.Fatal("a step went on after its task session stopped")
+				}
+			}
+			p = <-done
+			if p == nil || len(p.Failed()) != 2 {
+				t.Fatalf("plan = %+v, want both steps failed", p)
+			}
+			if tt.name != "cancel" {
+				return
+			}
+			// The steps' usage counts in the task session's.
+			rep, err := sess.Usage(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, _ := treeUsage(t, f.rt.Journal(), "tasks")
+			if len(rep.SubAgents) != 2 || rep.Total != want || want != usage15.Add(*usage15) {
+				t.Errorf("task session usage = %+v, want the steps' %+v", rep, want)
+			}
+		})
+	}
+}
+
+// TestTaskAgent_ResumeStep resumes a plan step that a crash interrupted
+// after one model call: running the plan again carries the step on from
+// its journal, by its id, and counts its usage in the task session once;
+// running it a third time reuses the step's result.
+func TestTaskAgent_ResumeStep(t *testing.T) {
+	script := scripted.Script{Rules: []scripted.Rule{
+		{Match: scripted.Match{Tool: "work"}, Reply: scripted.Reply{Text: "analysed", Usage: usage15}},
+		{Match: scripted.Match{Any: true}, Reply: scripted.Reply{ToolCalls: []scripted.ToolCall{{Name: "work", Arguments: "{}"}}, Usage: usage15}},
+	}}
+	rec := &recorder{}
+	f := newFixture(t, script, []toolsys.Tool{echoTool("work")}, func(c *actors.Config) {
+		c.Hooks.Register(actors.PreRequest, rec.hook(actors.HookResult{}))
+	})
+	const step = "tasks:sub:plan-p1-step-0"
+	w := &journalWriter{t: t, j: f.rt.Journal()}
+	w.write("tasks", messages.SubAgentSpawned{Turn: -1, CallID: "plan-p1-step-0", Child: step, Agent: f.rt.Agents()[0], Task: "analyse", At: time.Now()})
+	w.write(step,
+		messages.UserMessage{TurnID: "task", Turn: 0, Message: messages.UserText("analyse")},
+		messages.AssistantMessage{Turn: 0, Message: assistantCalls(messages.ToolCall{ID: "w1", Name: "work", Arguments: "{}"}), FinishReason: messages.FinishToolCalls, Usage: *usage15},
+		messages.ToolCallStarted{Turn: 0, CallID: "w1", Name: "work", Arguments: "{}"},
+		messages.ToolResult{Turn: 0, CallID: "w1", Name: "work", Content: "worked"},
+	)
+	ta, err := actors.NewTaskAgent(f.rt, actors.TaskAgentConfig{Session: "tasks"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sess, err := f.rt.Open(t.Context(), "tasks")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for run := range 2 {
+		p, err := plan.JSONParser{IDs: func() string { return "p1" }}.Parse(`[{"description": "analyse", "independent": true}]`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p, err = ta.ExecutePlan(t.Context(), p); err != nil {
+			t.Fatal(err)
+		}
+		if s := p.Steps[0]; s.Status != plan.Completed || s.Result != "analysed" {
+			t.Errorf("run %d: step = %s %q, want completed \"analysed\"", run, s.Status, s.Result)
+		}
+		if n := len(rec.events()); n != 1 {
+			t.Errorf("run %d: %d model calls since the crash, want the step's one", run, n)
+		}
+		rep, err := sess.Usage(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := usage15.Add(*usage15); len(rep.SubAgents) != 1 || rep.Total != want || rep.SubAgents[0].Child != step {
+			t.Errorf("run %d: task session usage = %+v, want the step's %+v once", run, rep, want)
+		}
 	}
 }

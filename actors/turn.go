@@ -206,7 +206,7 @@ func (a *sessionActor) onModelDone(m *modelDone) {
 	t.usage = t.usage.Add(resp.Usage)
 	t.cost += cost
 	a.publish(messages.UsageReported{EventMeta: a.meta(), Model: model, Usage: resp.Usage, Cost: cost, SessionUsage: a.st.Usage, SessionCost: a.st.Cost})
-	if reason := a.chargeBudget(resp.Usage, cost); reason != "" {
+	if reason := a.chargeBudget(resp.Usage, cost, 1); reason != "" {
 		a.endTurn(messages.OutcomeLimit, reason)
 		return
 	}
@@ -386,6 +386,7 @@ func (a *sessionActor) endTurn(outcome messages.TurnOutcome, reason string) {
 		Reason: reason, Usage: t.usage, Cost: t.cost, RoundTrips: t.roundTrips})
 	a.log.Debug().Int("turn", t.index).Str("outcome", string(outcome)).Int("round_trips", t.roundTrips).Msg("turn ended")
 	a.turn = nil
+	a.reapOrphans()
 	a.maybeCompact()
 	a.startNext()
 }

@@ -21,6 +21,8 @@ type SubAgentUsage struct {
 	// Usage and Cost cover the sub-agent and everything it spawned.
 	Usage messages.Usage `json:"usage"`
 	Cost  float64        `json:"cost,omitempty"`
+	// RoundTrips counts the subtree's model calls.
+	RoundTrips int `json:"round_trips,omitempty"`
 }
 
 // UsageReport is what a session spent: its own model calls, each finished
@@ -36,9 +38,15 @@ type UsageReport struct {
 
 // Usage reads the session's journal and reports its usage: its own model
 // calls, each finished sub-agent's subtree in the order they finished, and
-// the sum of both.
+// the sum of both. A sub-agent that was cancelled, failed or stopped by its
+// budget counts with what its subtree spent until then: when the session
+// is active, Usage first waits for the sub-agents of its ended turns (a
+// cancelled turn ends before they have stopped) to report.
 func (s *Session) Usage(ctx context.Context) (UsageReport, error) {
 	rep := UsageReport{Session: s.id}
+	if err := s.settle(ctx); err != nil {
+		return rep, err
+	}
 	spawned := map[string]messages.SubAgentSpawned{}
 	for entry, err := range s.rt.journal.Read(ctx, s.id, 1) {
 		if errors.Is(err, memory.ErrNotFound) {
@@ -56,7 +64,7 @@ func (s *Session) Usage(ctx context.Context) (UsageReport, error) {
 		case messages.SubAgentFinished:
 			sp := spawned[ev.Child]
 			rep.SubAgents = append(rep.SubAgents, SubAgentUsage{Turn: sp.Turn, CallID: ev.CallID, Child: ev.Child, Agent: sp.Agent,
-				Outcome: ev.Outcome, Usage: ev.Usage, Cost: ev.Cost})
+				Outcome: ev.Outcome, Usage: ev.Usage, Cost: ev.Cost, RoundTrips: ev.RoundTrips})
 		}
 	}
 	rep.Total, rep.TotalCost = rep.Own, rep.OwnCost
@@ -65,4 +73,24 @@ func (s *Session) Usage(ctx context.Context) (UsageReport, error) {
 		rep.TotalCost += sa.Cost
 	}
 	return rep, nil
+}
+
+// settle waits, when the session is active, until the sub-agents of its
+// ended turns have reported their results (see settleCmd).
+func (s *Session) settle(ctx context.Context) error {
+	s.rt.mu.Lock()
+	e := s.rt.entries[s.id]
+	s.rt.mu.Unlock()
+	if e == nil {
+		return nil
+	}
+	reply := make(chan Status, 1)
+	s.rt.system.Root.Send(e.pid, &settleCmd{reply: reply})
+	select {
+	case <-reply:
+	case <-e.gone:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	return nil
 }

@@ -49,6 +49,12 @@ type State struct {
 	// subtrees of finished sub-agents.
 	Usage messages.Usage `json:"usage"`
 	Cost  float64        `json:"cost,omitempty"`
+	// RoundTrips counts the same model calls as Usage.
+	RoundTrips int `json:"round_trips,omitempty"`
+	// Unfinished holds the sub-agents spawned and not yet finished, of any
+	// turn (one spawned by a turn that has ended still owes its result and
+	// usage), by child session id.
+	Unfinished map[string]messages.SubAgentSpawned `json:"unfinished,omitempty"`
 	// Open is the turn in progress, nil if none.
 	Open *OpenTurn `json:"open,omitempty"`
 	// TurnIDs maps a client turn id to its turn index, so that a retried
@@ -187,6 +193,7 @@ func (s *State) Apply(env messages.Envelope, ev messages.JournalEvent) error {
 		o.Cost += e.Cost
 		s.Usage = s.Usage.Add(e.Usage)
 		s.Cost += e.Cost
+		s.RoundTrips++
 		o.Pending = nil
 		if s.push(e.Message, messages.RoleAssistant) {
 			o.Pending = slices.Clone(e.Message.ToolCalls)
@@ -224,14 +231,23 @@ func (s *State) Apply(env messages.Envelope, ev messages.JournalEvent) error {
 	case messages.AgentSwitched:
 		s.Agent, s.AgentNote = e.To, e.Note
 	case messages.SubAgentSpawned:
+		if s.Unfinished == nil {
+			s.Unfinished = map[string]messages.SubAgentSpawned{}
+		}
+		s.Unfinished[e.Child] = e
+		if e.Turn < 0 {
+			break // spawned outside the session's turns
+		}
 		o := s.open(e.Turn)
 		if o.SubAgents == nil {
 			o.SubAgents = map[string]SubAgent{}
 		}
 		o.SubAgents[e.CallID] = SubAgent{Spawned: e}
 	case messages.SubAgentFinished:
+		delete(s.Unfinished, e.Child)
 		s.Usage = s.Usage.Add(e.Usage)
 		s.Cost += e.Cost
+		s.RoundTrips += e.RoundTrips
 		if s.Open != nil {
 			if sa, ok := s.Open.SubAgents[e.CallID]; ok {
 				sa.Finished = &e

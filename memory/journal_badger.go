@@ -560,7 +560,9 @@ type snapshotRecord struct {
 }
 
 // snapshotVersion is the snapshot format this package writes and reads.
-const snapshotVersion = 1
+// Version 2 added State.RoundTrips and State.Unfinished, which a version 1
+// snapshot lacks, so Load replays the journal instead of reading one.
+const snapshotVersion = 2
 
 // maybeSnapshot writes a snapshot when the write crossed a multiple of
 // SnapshotEvery. A snapshot only shortens Load, so a failure to write one is

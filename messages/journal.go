@@ -161,16 +161,23 @@ type AgentSwitched struct {
 	Note string `json:"note,omitempty"`
 }
 
-// SubAgentSpawned says a tool call spawned a sub-agent session.
+// SubAgentSpawned says a session spawned a sub-agent session: a tool call
+// of turn Turn, or, when Turn is negative, the session itself outside its
+// turns (a plan step of a task agent).
 type SubAgentSpawned struct {
 	Turn   int    `json:"turn"`
 	CallID string `json:"call_id"`
 	Child  string `json:"child"`
 	Agent  string `json:"agent,omitempty"`
 	Task   string `json:"task"`
+	// At is when the sub-agent was first spawned; its wall-time budget
+	// counts from there, across restarts.
+	At time.Time `json:"at,omitzero"`
 }
 
 // SubAgentFinished records a sub-agent's final answer and subtree usage.
+// A sub-agent that was cancelled, failed or stopped by its budget has one
+// too, with what its subtree spent until then.
 type SubAgentFinished struct {
 	CallID  string      `json:"call_id"`
 	Child   string      `json:"child"`
@@ -178,6 +185,8 @@ type SubAgentFinished struct {
 	Result  string      `json:"result"`
 	Usage   Usage       `json:"usage"`
 	Cost    float64     `json:"cost,omitempty"`
+	// RoundTrips counts the model calls of the subtree.
+	RoundTrips int `json:"round_trips,omitempty"`
 }
 
 // JournalType implements JournalEvent.
