@@ -67,9 +67,15 @@ func readPID(t *testing.T, path string, done <-chan struct{}) int {
 		}
 		return r.pid
 	case <-done:
-		t.Fatal("the command ended before reporting its child's pid")
+		// A command may write the pid and end at once, before the reader
+		// has handed it over: the pid is then in the FIFO already. The
+		// reader's deadline bounds this wait when it is not.
+		r := <-ch
+		if r.err != nil {
+			t.Fatalf("the command ended before reporting its child's pid: %v", r.err)
+		}
+		return r.pid
 	}
-	return 0
 }
 
 // watchPID opens a pidfd on pid, to learn later when it exits.
