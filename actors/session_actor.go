@@ -29,6 +29,8 @@ type sessionActor struct {
 	turn  *turnRun
 	queue []*submitCmd
 
+	batch *journalBatch // facts staged for one append, nil when none is open
+
 	toolStrategy actor.SupervisorStrategy
 	compacting   bool
 	breaker      memory.Breaker
@@ -188,6 +190,7 @@ func (a *sessionActor) start(ctx actor.Context) {
 // the actor is stopping or restarting, and the journal says where the turn
 // stands.
 func (a *sessionActor) abandon() {
+	a.batch = nil
 	a.e.clearApprovals()
 	if a.turn != nil {
 		a.turn.cancel()
@@ -198,23 +201,41 @@ func (a *sessionActor) abandon() {
 
 // appendEvents journals events and folds them into the state. A failure
 // panics: the supervisor restarts the session, which rebuilds its state
-// from the journal, or stops it for good when it was fenced.
+// from the journal, or stops it for good when it was fenced. When a batch
+// is open, the events join it and the batch is written at once, so the
+// events are durable when appendEvents returns either way.
 func (a *sessionActor) appendEvents(events ...messages.JournalEvent) {
+	if a.batch != nil {
+		a.stage(events...)
+		a.flush()
+		return
+	}
 	tail, err := a.rt.journal.Append(a.rt.ctx, a.id, a.st.Activation, a.tail, events...)
 	if err != nil {
 		panic(fmt.Errorf("journal append %s/%d: %w", a.id, a.tail+1, err))
 	}
+	a.fold(a.tail, events)
+	a.tail = tail
+}
+
+// fold applies events, the first of which follows seq, to the state.
+func (a *sessionActor) fold(seq uint64, events []messages.JournalEvent) {
 	at := a.rt.clock.Now()
 	for i, ev := range events {
-		env := messages.Envelope{V: messages.EnvelopeVersion, Seq: a.tail + uint64(i) + 1, Type: ev.JournalType(), At: at}
+		env := messages.Envelope{V: messages.EnvelopeVersion, Seq: seq + uint64(i) + 1, Type: ev.JournalType(), At: at}
 		if err := a.st.Apply(env, ev); err != nil {
 			panic(fmt.Errorf("fold %s/%d: %w", a.id, env.Seq, err))
 		}
 	}
-	a.tail = tail
 }
 
-func (a *sessionActor) publish(ev messages.Event) { a.e.hub.publish(ev) }
+func (a *sessionActor) publish(ev messages.Event) {
+	if a.batch != nil {
+		a.afterJournal(func() { a.e.hub.publish(ev) })
+		return
+	}
+	a.e.hub.publish(ev)
+}
 
 func (a *sessionActor) meta() messages.EventMeta {
 	turn := a.st.Turn

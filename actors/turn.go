@@ -176,7 +176,8 @@ func (a *sessionActor) spawnChild(props *actor.Props, name string) *actor.PID {
 }
 
 // onModelDone journals the reply, then runs its tool calls or ends the
-// turn.
+// turn. The reply shares one append with the calls that start at once, or
+// with the end of the turn.
 func (a *sessionActor) onModelDone(m *modelDone) {
 	t := a.turn
 	t.modelPID = nil
@@ -201,7 +202,8 @@ func (a *sessionActor) onModelDone(m *modelDone) {
 		model = m.req.Model
 	}
 	cost := a.rt.tracker.Record(model, resp.Usage)
-	a.appendEvents(messages.AssistantMessage{Turn: t.index, Message: msg, FinishReason: resp.FinishReason, Model: model, Usage: resp.Usage, Cost: cost})
+	a.openBatch()
+	a.stage(messages.AssistantMessage{Turn: t.index, Message: msg, FinishReason: resp.FinishReason, Model: model, Usage: resp.Usage, Cost: cost})
 	t.roundTrips++
 	t.usage = t.usage.Add(resp.Usage)
 	t.cost += cost
@@ -231,11 +233,14 @@ func (a *sessionActor) failTurn(err error) {
 	a.endTurn(messages.OutcomeFailed, err.Error())
 }
 
-// runTools starts the calls of one reply, in parallel up to the limit.
+// runTools starts the calls of one reply, in parallel up to the limit:
+// the calls that start at once (and the results of those refused before
+// running) are journaled with the reply, then their executors spawn.
 func (a *sessionActor) runTools(calls []messages.ToolCall) {
 	t := a.turn
 	t.calls, t.next, t.done, t.running = calls, 0, 0, make(map[string]*toolRun)
 	a.startMoreTools()
+	a.flush()
 	a.checkRoundDone()
 }
 
@@ -260,7 +265,7 @@ func (a *sessionActor) checkRoundDone() {
 }
 
 // startTool runs the PreToolUse hooks, journals ToolCallStarted and spawns
-// the executor with its deadline.
+// the executor with its deadline once that is durable.
 func (a *sessionActor) startTool(call messages.ToolCall) {
 	t := a.turn
 	ag := a.agent()
@@ -279,7 +284,7 @@ func (a *sessionActor) startTool(call messages.ToolCall) {
 			call.Arguments = r.Arguments
 		}
 	}
-	a.appendEvents(messages.ToolCallStarted{Turn: t.index, CallID: call.ID, Name: call.Name, Arguments: call.Arguments})
+	a.stage(messages.ToolCallStarted{Turn: t.index, CallID: call.ID, Name: call.Name, Arguments: call.Arguments})
 	a.publish(messages.ToolStarted{EventMeta: a.meta(), CallID: call.ID, Name: call.Name, Arguments: call.Arguments})
 
 	timeout := a.agent().limits.ToolTimeout
@@ -295,13 +300,16 @@ func (a *sessionActor) startTool(call messages.ToolCall) {
 		SessionID: a.id, Turn: t.index, CallID: call.ID, Workspace: a.rt.cfg.Workspace,
 		Logger: a.log.With().Str("tool", call.Name).Str("call", call.ID).Logger(), Costs: a.rt.tracker,
 	}, caller: a.callerFor(call), approver: a.approverFor(gen)}
-	run := &toolRun{call: call, cancel: cancel, started: a.rt.clock.Now()}
-	run.pid = a.spawnChild(actor.PropsFromProducer(func() actor.Actor { return ex }), "tool/"+call.ID)
-	if timeout > 0 {
-		self, root, id := a.actx.Self(), a.rt.system.Root, call.ID
-		run.stop = a.rt.clock.AfterFunc(timeout, func() { root.Send(self, &toolDeadline{gen: gen, callID: id}) })
-	}
+	run := &toolRun{call: call, cancel: cancel}
 	t.running[call.ID] = run
+	a.afterJournal(func() {
+		run.started = a.rt.clock.Now()
+		run.pid = a.spawnChild(actor.PropsFromProducer(func() actor.Actor { return ex }), "tool/"+call.ID)
+		if timeout > 0 {
+			self, root, id := a.actx.Self(), a.rt.system.Root, call.ID
+			run.stop = a.rt.clock.AfterFunc(timeout, func() { root.Send(self, &toolDeadline{gen: gen, callID: id}) })
+		}
+	})
 }
 
 func (a *sessionActor) onToolDone(m *toolDone) {
@@ -353,14 +361,15 @@ func (a *sessionActor) completeTool(run *toolRun, res toolsys.Result) {
 func (a *sessionActor) finishTool(call messages.ToolCall, res toolsys.Result, elapsed time.Duration) {
 	t := a.turn
 	a.hook(t.ctx, &HookContext{Event: PostToolUse, Call: &call, Result: &res})
-	a.appendEvents(messages.ToolResult{Turn: t.index, CallID: call.ID, Name: call.Name, Content: res.Content,
+	a.stage(messages.ToolResult{Turn: t.index, CallID: call.ID, Name: call.Name, Content: res.Content,
 		IsError: res.IsError, Metadata: res.Metadata, Duration: elapsed})
 	t.done++
 	a.publish(messages.ToolFinished{EventMeta: a.meta(), CallID: call.ID, Name: call.Name, Duration: elapsed, IsError: res.IsError, Content: res.Content})
 }
 
-// endTurn stops the turn's children, journals how it ended, and starts the
-// next queued submission.
+// endTurn stops the turn's children, journals how it ended (with the reply
+// that ended it, when a batch is open), and starts the next queued
+// submission.
 func (a *sessionActor) endTurn(outcome messages.TurnOutcome, reason string) {
 	t := a.turn
 	a.e.gen++
@@ -378,8 +387,9 @@ func (a *sessionActor) endTurn(outcome messages.TurnOutcome, reason string) {
 	if outcome == messages.OutcomeCancelled {
 		a.appendEvents(messages.TurnCancelled{Turn: t.index, TurnID: t.turnID, Reason: reason})
 	} else {
-		a.appendEvents(messages.TurnCompleted{Turn: t.index, TurnID: t.turnID, Outcome: outcome, FinishReason: t.finish,
+		a.stage(messages.TurnCompleted{Turn: t.index, TurnID: t.turnID, Outcome: outcome, FinishReason: t.finish,
 			Reason: reason, Usage: t.usage, Cost: t.cost, RoundTrips: t.roundTrips})
+		a.flush()
 	}
 	a.hook(context.WithoutCancel(t.ctx), &HookContext{Event: OnTurnEnd, Outcome: outcome})
 	a.publish(messages.TurnEnded{EventMeta: a.meta(), TurnID: t.turnID, Outcome: outcome, FinishReason: t.finish, Text: t.text,

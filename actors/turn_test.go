@@ -82,24 +82,32 @@ func TestParallelTools_Overlap(t *testing.T) {
 }
 
 func TestToolResults_InCallOrder(t *testing.T) {
-	// Call i waits for call i+1 to finish, so results arrive in reverse.
+	// Call i waits until the result of call i+1 has reached the session
+	// (its PostToolUse hook ran), so results arrive in reverse.
 	done := []chan struct{}{make(chan struct{}), make(chan struct{}), make(chan struct{})}
-	ord := &funcTool{name: "ord", perm: toolsys.PermReadOnly, fn: func(ctx context.Context, args json.RawMessage) (toolsys.Result, error) {
+	index := func(args string) int {
 		var a struct{ I int }
-		_ = json.Unmarshal(args, &a)
-		if a.I+1 < len(done) {
+		_ = json.Unmarshal([]byte(args), &a)
+		return a.I
+	}
+	ord := &funcTool{name: "ord", perm: toolsys.PermReadOnly, fn: func(ctx context.Context, args json.RawMessage) (toolsys.Result, error) {
+		i := index(string(args))
+		if i+1 < len(done) {
 			select {
-			case <-done[a.I+1]:
+			case <-done[i+1]:
 			case <-ctx.Done():
 				return toolsys.Result{}, ctx.Err()
 			}
 		}
-		close(done[a.I])
-		return toolsys.Result{Content: fmt.Sprintf("result %d", a.I)}, nil
+		return toolsys.Result{Content: fmt.Sprintf("result %d", i)}, nil
 	}}
 	rec := &recorder{}
 	f := newFixture(t, toolScript("done", calls("ord", 3)...), []toolsys.Tool{ord}, func(c *actors.Config) {
 		c.Hooks.Register(actors.PreRequest, rec.hook(actors.HookResult{}))
+		c.Hooks.Register(actors.PostToolUse, actors.HookFunc(func(_ context.Context, hc *actors.HookContext) actors.HookResult {
+			close(done[index(hc.Call.Arguments)])
+			return actors.HookResult{}
+		}))
 	})
 	res, err := f.sess.Submit(t.Context(), messages.UserText("go"))
 	if err != nil {
