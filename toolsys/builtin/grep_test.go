@@ -44,7 +44,7 @@ func TestGrep(t *testing.T) {
 		{name: "cap", p: GrepParams{Pattern: "package", MaxResults: 2},
 			want: "main.go:1:package main\npkg/a.go:1:package pkg\n[results capped at 2 matching lines; narrow the pattern, path or include]\n",
 			meta: map[string]any{"matches": 2, "files": 2, "truncated": true}},
-		{name: "no match", p: GrepParams{Pattern: "FIXME"}, want: `No matches for "FIXME" under .`,
+		{name: "no match", p: GrepParams{Pattern: "ABSENT"}, want: `No matches for "ABSENT" under .`,
 			meta: map[string]any{"matches": 0, "files": 0, "truncated": false}},
 		{name: "bad regexp", p: GrepParams{Pattern: "a(b"}, wantErr: `invalid regular expression "a(b"`},
 		{name: "bad include", p: GrepParams{Pattern: "a", Include: "[z"}, wantErr: `invalid include pattern "[z"`},
