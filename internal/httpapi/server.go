@@ -103,8 +103,8 @@ type Config struct {
 	// DefaultStreamWriteTimeout; negative means no bound.
 	StreamWriteTimeout time.Duration
 	// ShutdownGrace bounds, once Shutdown's context has ended, the wait
-	// for cancelled turns to end and for the runtime to stop. Zero means
-	// DefaultShutdownGrace.
+	// for cancelled turns to end, for handlers to finish writing their
+	// streams, and for the runtime to stop. Zero means DefaultShutdownGrace.
 	ShutdownGrace time.Duration
 	// Logger receives a debug line per request and the errors of the
 	// server. The zero Logger discards them.
@@ -346,9 +346,14 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	hs := s.httpSrv
 	s.mu.Unlock()
 
+	// The HTTP server drains on a context of its own: when ctx ends, the
+	// handlers still get ShutdownGrace to write the end of the streams of
+	// the turns cancelled below, instead of having their connections cut.
+	httpCtx, stopHTTP := context.WithCancel(context.WithoutCancel(ctx))
+	defer stopHTTP()
 	httpDone := make(chan error, 1)
 	if hs != nil {
-		go func() { httpDone <- hs.Shutdown(ctx) }()
+		go func() { httpDone <- hs.Shutdown(httpCtx) }()
 	} else {
 		httpDone <- nil
 	}
@@ -373,8 +378,8 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		}
 	}
 
-	if err := <-httpDone; err != nil && hs != nil {
-		// Shutdown's context ended with connections still open.
+	if err := s.waitHTTP(ctx, httpDone, stopHTTP); err != nil && hs != nil {
+		// The grace ended with connections still open.
 		_ = hs.Close()
 	}
 
@@ -388,6 +393,26 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		result = fmt.Errorf("httpapi: shutdown: %w", err)
 	}
 	return result
+}
+
+// waitHTTP waits for the HTTP server's graceful shutdown. Once ctx has
+// ended it allows ShutdownGrace more, then stops the drain and returns its
+// error.
+func (s *Server) waitHTTP(ctx context.Context, httpDone <-chan error, stopHTTP context.CancelFunc) error {
+	select {
+	case err := <-httpDone:
+		return err
+	case <-ctx.Done():
+	}
+	grace := time.NewTimer(s.cfg.ShutdownGrace)
+	defer grace.Stop()
+	select {
+	case err := <-httpDone:
+		return err
+	case <-grace.C:
+		stopHTTP()
+		return <-httpDone
+	}
 }
 
 // cancelRunning cancels the turns of the turn requests in flight.
