@@ -111,21 +111,24 @@ func (m *ProcessManager) Start(c Command) (*Process, error) {
 	m.next++
 	m.procs[id] = p
 	m.order = append(m.order, id)
-	m.forgetFinished()
+	m.forgetFinished(id)
 	return p, nil
 }
 
-// forgetFinished drops the oldest finished processes beyond KeepFinished.
+// forgetFinished drops the oldest finished processes beyond KeepFinished,
+// never the one just started (keep): a short command may already have
+// exited, and it must not push out an older process in its own Start.
 // m.mu is held.
-func (m *ProcessManager) forgetFinished() {
+func (m *ProcessManager) forgetFinished(keep string) {
+	done := func(id string) bool { return id != keep && !m.procs[id].running() }
 	finished := 0
 	for _, id := range m.order {
-		if !m.procs[id].running() {
+		if done(id) {
 			finished++
 		}
 	}
 	m.order = slices.DeleteFunc(m.order, func(id string) bool {
-		if finished > m.opts.KeepFinished && !m.procs[id].running() {
+		if finished > m.opts.KeepFinished && done(id) {
 			finished--
 			delete(m.procs, id)
 			return true
