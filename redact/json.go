@@ -14,12 +14,38 @@ import (
 // [Redactor.String] as plain text. p itself is returned when nothing is
 // masked.
 func (r *Redactor) JSON(p []byte) []byte {
-	if !r.knownSet().holds(p) && !mightMatch(p) {
+	if !r.knownSet().holds(p) && !holds(allMatcher, p) && !holds(keyMatcher, p) {
 		return p
 	}
-	out, ok := r.rewriteJSON(p)
+	return jsonMode{str: r.String, members: true}.rewrite(p, r.Bytes)
+}
+
+// ContentJSON is JSON for content a model works with, such as journal and
+// stream events: every string passes through [Redactor.Content], and
+// members are not masked for their name, so that tool arguments and
+// results keep their shape. Text that is not JSON is masked with
+// [Redactor.Content].
+func (r *Redactor) ContentJSON(p []byte) []byte {
+	if !r.knownSet().holds(p) && !holds(contentMatcher, p) {
+		return p
+	}
+	return jsonMode{str: r.Content}.rewrite(p, func(b []byte) []byte { return []byte(r.Content(string(b))) })
+}
+
+// jsonMode says how a JSON text is masked: str masks each string, and
+// members, when set, masks the whole value of a member whose name is a
+// SecretKey.
+type jsonMode struct {
+	str     func(string) string
+	members bool
+}
+
+// rewrite returns p with its strings masked, or text(p) when p is not JSON;
+// p itself when nothing changed.
+func (m jsonMode) rewrite(p []byte, text func([]byte) []byte) []byte {
+	out, ok := m.rewriteJSON(p)
 	if !ok {
-		return r.Bytes(p)
+		out = text(p)
 	}
 	if bytes.Equal(out, p) {
 		return p
@@ -29,13 +55,13 @@ func (r *Redactor) JSON(p []byte) []byte {
 
 // rewriteJSON re-encodes the JSON values of p with credentials masked, and
 // reports false when p is not JSON.
-func (r *Redactor) rewriteJSON(p []byte) ([]byte, bool) {
+func (m jsonMode) rewriteJSON(p []byte) ([]byte, bool) {
 	dec := json.NewDecoder(bytes.NewReader(p))
 	dec.UseNumber()
 	var buf bytes.Buffer
 	buf.Grow(len(p))
 	for dec.More() {
-		if err := r.rewriteValue(dec, &buf); err != nil {
+		if err := m.rewriteValue(dec, &buf); err != nil {
 			return nil, false
 		}
 		buf.WriteByte('\n')
@@ -51,7 +77,7 @@ func (r *Redactor) rewriteJSON(p []byte) ([]byte, bool) {
 
 // rewriteValue copies the next JSON value from dec to buf, masking
 // credentials.
-func (r *Redactor) rewriteValue(dec *json.Decoder, buf *bytes.Buffer) error {
+func (m jsonMode) rewriteValue(dec *json.Decoder, buf *bytes.Buffer) error {
 	tok, err := dec.Token()
 	if err != nil {
 		return err
@@ -73,9 +99,9 @@ func (r *Redactor) rewriteValue(dec *json.Decoder, buf *bytes.Buffer) error {
 				if !first {
 					buf.WriteByte(',')
 				}
-				writeString(buf, r.String(key))
+				writeString(buf, m.str(key))
 				buf.WriteByte(':')
-				if SecretKey(key) {
+				if m.members && SecretKey(key) {
 					var skipped json.RawMessage
 					if err := dec.Decode(&skipped); err != nil {
 						return err
@@ -83,7 +109,7 @@ func (r *Redactor) rewriteValue(dec *json.Decoder, buf *bytes.Buffer) error {
 					writeString(buf, Mask)
 					continue
 				}
-				if err := r.rewriteValue(dec, buf); err != nil {
+				if err := m.rewriteValue(dec, buf); err != nil {
 					return err
 				}
 			}
@@ -97,7 +123,7 @@ func (r *Redactor) rewriteValue(dec *json.Decoder, buf *bytes.Buffer) error {
 				if !first {
 					buf.WriteByte(',')
 				}
-				if err := r.rewriteValue(dec, buf); err != nil {
+				if err := m.rewriteValue(dec, buf); err != nil {
 					return err
 				}
 			}
@@ -109,7 +135,7 @@ func (r *Redactor) rewriteValue(dec *json.Decoder, buf *bytes.Buffer) error {
 			return fmt.Errorf("unexpected %v", t)
 		}
 	case string:
-		writeString(buf, r.String(t))
+		writeString(buf, m.str(t))
 	case json.Number:
 		buf.WriteString(t.String())
 	case bool:

@@ -9,32 +9,129 @@ import (
 // without a replacement, is replaced with.
 const Mask = "[redacted]"
 
+// A pattern recognises one kind of credential. Every match starts at one of
+// its fragments (lead bytes before it, for a query's '?' or '&'), so text is
+// scanned once for fragments and a pattern's expression, anchored, runs
+// only where one is found: Go's regular expressions cannot skip ahead to a
+// case-insensitive literal themselves. Names match in any ASCII case
+// (written with ci rather than a case-insensitive flag, which would also
+// fold the Kelvin sign and the long s into k and s where no fragment scan
+// looks).
+type pattern struct {
+	// re is anchored at the start of the match.
+	re *regexp.Regexp
+	// frags are lower-case ASCII; the text may hold them in any case.
+	frags []string
+	// lead is the number of bytes of a match before its fragment.
+	lead int
+	// boundary requires the match not to follow a letter, digit or '_'.
+	boundary bool
+	// mask returns the replacement of a match from its submatches (sub[0]
+	// is the whole match); returning sub[0] leaves the text as it is.
+	mask func(sub []string) string
+}
+
+// ci returns the expression expr matching its ASCII letters in either
+// case: "ab|c" becomes "[Aa][Bb]|[Cc]". expr must hold no letter inside a
+// character class.
+func ci(expr string) string {
+	var b strings.Builder
+	for i := 0; i < len(expr); i++ {
+		c := expr[i]
+		if lo := lowerASCII(c); 'a' <= lo && lo <= 'z' {
+			b.WriteByte('[')
+			b.WriteByte(lo - 'a' + 'A')
+			b.WriteByte(lo)
+			b.WriteByte(']')
+			continue
+		}
+		b.WriteByte(c)
+	}
+	return b.String()
+}
+
+// maskAll masks the whole match.
+func maskAll([]string) string { return Mask }
+
+// maskValue keeps the first two groups of the match (a name and its
+// separator) and masks the rest.
+func maskValue(sub []string) string { return sub[1] + sub[2] + Mask }
+
+// schemeWord reports whether v is "Bearer" or "Basic", in any case.
+func schemeWord(v string) bool {
+	return strings.EqualFold(v, "bearer") || strings.EqualFold(v, "basic")
+}
+
 var (
-	// authScheme matches the credentials of a Bearer or Basic authorization;
-	// credentialLike decides whether the word after the scheme is one.
-	authScheme = regexp.MustCompile(`(?i)\b(bearer|basic)(\s+)([A-Za-z0-9._~+/=-]{8,})`)
+	// authScheme matches the credentials of a Bearer or Basic authorization.
+	authScheme = &pattern{
+		re:       regexp.MustCompile(`^(` + ci("bearer|basic") + `)(\s+)([A-Za-z0-9._~+/=-]{8,})`),
+		frags:    []string{"bearer", "basic"},
+		boundary: true,
+		mask: func(sub []string) string {
+			if !credentialLike(sub[3]) {
+				return sub[0]
+			}
+			return maskValue(sub)
+		},
+	}
 	// header matches the value of a credential-carrying HTTP header written
 	// as "Name: value", as in a dumped request or a JSON object of headers.
-	// The value runs to the end of the line or the closing quote.
-	header = regexp.MustCompile(`(?i)\b(proxy-authorization|authorization|set-cookie|cookie|x-api-key|api-key)(["']?[ \t]*:[ \t]*["']?)([^\s"'\[][^\r\n"']*)`)
+	// The value runs to the end of the line, a quote or a backslash.
+	header = &pattern{
+		re:       regexp.MustCompile(`^(` + ci("proxy-authorization|authorization|set-cookie|cookie|x-api-key|api-key") + `)(["']?[ \t]*:[ \t]*["']?)([^\s"'\\\[][^\r\n"'\\]*)`),
+		frags:    []string{"proxy-authorization", "authorization", "set-cookie", "cookie", "x-api-key", "api-key"},
+		boundary: true,
+		mask: func(sub []string) string {
+			if scheme, _, ok := strings.Cut(sub[3], " "); ok && schemeWord(scheme) {
+				return sub[0] // the credential after the scheme is authScheme's
+			}
+			return maskValue(sub)
+		},
+	}
 	// shapes match keys whose form alone says what they are.
-	shapes = []*regexp.Regexp{
-		regexp.MustCompile(`\bsk-[A-Za-z0-9_-]{8,}`),                     // OpenAI, Anthropic, and many OpenAI-compatible services
-		regexp.MustCompile(`\b(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{20,}`), // GitHub tokens
-		regexp.MustCompile(`\bgithub_pat_[A-Za-z0-9_]{20,}`),             // GitHub fine-grained tokens
-		regexp.MustCompile(`\bxox[abposr]-[A-Za-z0-9-]{10,}`),            // Slack tokens
-		regexp.MustCompile(`\b(?:AKIA|ASIA)[A-Z0-9]{16}\b`),              // AWS access key ids
-		regexp.MustCompile(`\bAIza[0-9A-Za-z_-]{35}`),                    // Google API keys
+	shapes = []*pattern{
+		{re: regexp.MustCompile(`^sk-[A-Za-z0-9_-]{8,}`), frags: []string{"sk-"}, boundary: true, mask: maskAll},                                  // OpenAI, Anthropic, many OpenAI-compatible services
+		{re: regexp.MustCompile(`^(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{20,}`), frags: []string{"gh"}, boundary: true, mask: maskAll},               // GitHub
+		{re: regexp.MustCompile(`^github_pat_[A-Za-z0-9_]{20,}`), frags: []string{"github_pat_"}, boundary: true, mask: maskAll},                  // GitHub fine-grained
+		{re: regexp.MustCompile(`^xox[abposr]-[A-Za-z0-9-]{10,}`), frags: []string{"xox"}, boundary: true, mask: maskAll},                         // Slack
+		{re: regexp.MustCompile(`^(?:AKIA|ASIA)[A-Z0-9]{16}(?:[^A-Za-z0-9_]|$)`), frags: []string{"akia", "asia"}, boundary: true, mask: maskAWS}, // AWS access key ids
+		{re: regexp.MustCompile(`^AIza[0-9A-Za-z_-]{35}`), frags: []string{"aiza"}, boundary: true, mask: maskAll},                                // Google API keys
 	}
 	// queryParam matches a credential in a URL query.
-	queryParam = regexp.MustCompile(`(?i)([?&](?:token|key|sig|signature|api_key|apikey|access_token)=)[^&#\s"'\\]+`)
+	queryParam = &pattern{
+		re:    regexp.MustCompile(`^([?&](?:` + ci("token|key|sig|signature|api_key|apikey|access_token") + `)=)()[^&#\s"'\\]+`),
+		frags: []string{"token=", "key=", "sig=", "signature=", "api_key=", "apikey=", "access_token="},
+		lead:  1,
+		mask:  maskValue,
+	}
 	// keyValue matches a credential written as name=value or name: value.
 	// Bare "key" and "token" are left out: "unknown key: x" and "unexpected
 	// token: x" are common in error messages. A value starting with "[" is
 	// not matched, so masking twice changes nothing, nor one starting with
-	// "=" ("password := ..." in Go source).
-	keyValue = regexp.MustCompile(`(?i)\b(authorization|x-api-key|api[_-]?key|access[_-]?token|refresh[_-]?token|id[_-]?token|client[_-]?secret|secret|password|passwd)(["']?[ \t]*[:=][ \t]*["']?)([^\s"'\\&,;}\][=][^\s"'\\&,;}\]]*)`)
+	// "=" ("password := ..." in Go source), nor "Bearer" or "Basic", whose
+	// credential is authScheme's.
+	keyValue = &pattern{
+		re:       regexp.MustCompile(`^(` + ci("authorization|x-api-key|api[_-]?key|access[_-]?token|refresh[_-]?token|id[_-]?token|client[_-]?secret|secret|password|passwd") + `)(["']?[ \t]*[:=][ \t]*["']?)([^\s"'\\&,;}\][=][^\s"'\\&,;}\]]*)`),
+		frags:    []string{"authorization", "x-api-key", "api", "access", "refresh", "id_token", "id-token", "idtoken", "client", "secret", "passw"},
+		boundary: true,
+		mask: func(sub []string) string {
+			if schemeWord(sub[3]) {
+				return sub[0]
+			}
+			return maskValue(sub)
+		},
+	}
 )
+
+// maskAWS masks an access key id, keeping the character after it that the
+// expression matched to end the id.
+func maskAWS(sub []string) string {
+	if m := sub[0]; len(m) > 20 {
+		return Mask + m[20:]
+	}
+	return Mask
+}
 
 // credentialLike reports whether the word after "Bearer" or "Basic" looks
 // like a credential rather than prose ("basic understanding", "bearer
@@ -56,89 +153,128 @@ func credentialLike(w string) bool {
 	return upper && lower
 }
 
-// maskShapes masks the credentials every mode masks: authorizations,
-// header values, keys of known shapes and URL query credentials.
-func maskShapes(s string) string {
-	s = authScheme.ReplaceAllStringFunc(s, func(m string) string {
-		sub := authScheme.FindStringSubmatch(m)
-		if !credentialLike(sub[3]) {
-			return m
-		}
-		return sub[1] + sub[2] + Mask
-	})
-	s = header.ReplaceAllStringFunc(s, func(m string) string {
-		sub := header.FindStringSubmatch(m)
-		v := sub[3]
-		if scheme, _, ok := strings.Cut(v, " "); ok && (strings.EqualFold(scheme, "bearer") || strings.EqualFold(scheme, "basic")) {
-			return m // the credential after the scheme is already masked, or was prose
-		}
-		return sub[1] + sub[2] + Mask
-	})
-	for _, re := range shapes {
-		s = re.ReplaceAllString(s, Mask)
-	}
-	return queryParam.ReplaceAllString(s, "${1}"+Mask)
+// A matcher applies a set of patterns in one pass over the text.
+type matcher struct {
+	// byFirst lists, for each byte, the fragments that start with it (in
+	// either case) and their patterns.
+	byFirst [256][]candidate
 }
 
-// maskPairs masks the values of name=value pairs whose name is a
-// credential's.
-func maskPairs(s string) string {
-	return keyValue.ReplaceAllStringFunc(s, func(m string) string {
-		sub := keyValue.FindStringSubmatch(m)
-		if v := sub[3]; strings.EqualFold(v, "bearer") || strings.EqualFold(v, "basic") {
-			return m // the credential after the scheme is handled by authScheme
-		}
-		return sub[1] + sub[2] + Mask
-	})
+type candidate struct {
+	frag string
+	p    *pattern
 }
 
-// SecretKey reports whether a field named name holds a credential: its name,
-// ignoring case and the separators "_", "-", "." and " ", contains apikey,
-// accesskey, privatekey, authorization, secret, password, passwd, credential
-// or cookie, or ends in token (so "access_token" is secret and
-// "prompt_tokens" is not).
-func SecretKey(name string) bool {
-	n := strings.ToLower(name)
-	n = strings.NewReplacer("_", "", "-", "", ".", "", " ", "").Replace(n)
-	for _, s := range [...]string{"apikey", "accesskey", "privatekey", "authorization", "secret", "password", "passwd", "credential", "cookie"} {
-		if strings.Contains(n, s) {
-			return true
+func newMatcher(patterns ...*pattern) *matcher {
+	m := &matcher{}
+	for _, p := range patterns {
+		for _, f := range p.frags {
+			lo, up := f[0], f[0]
+			if 'a' <= lo && lo <= 'z' {
+				up = lo - 'a' + 'A'
+			}
+			m.byFirst[lo] = append(m.byFirst[lo], candidate{f, p})
+			if up != lo {
+				m.byFirst[up] = append(m.byFirst[up], candidate{f, p})
+			}
 		}
 	}
-	return strings.HasSuffix(n, "token")
+	return m
 }
 
-// fragments are the lower-case pieces of text that every SecretKey name and
-// every pattern above contains.
-var fragments = [...]string{"key", "auth", "token", "secret", "passw", "credential", "cookie", "bearer", "basic", "sk-", "sig",
-	"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "xox", "akia", "asia", "aiza"}
+// The matchers of the two modes: content masks credentials by their shape;
+// all also masks name=value pairs.
+var (
+	contentMatcher = newMatcher(append([]*pattern{authScheme, header, queryParam}, shapes...)...)
+	allMatcher     = newMatcher(append([]*pattern{authScheme, header, queryParam, keyValue}, shapes...)...)
+)
 
-// mightMatch is a quick filter: it reports false only when s holds no
-// fragment in any ASCII case, so that no SecretKey field and no pattern can
-// match it. The two non-ASCII runes that fold to ASCII letters in
-// case-insensitive matching (U+017F ſ and U+212A K) make it report true.
-func mightMatch[T string | []byte](s T) bool {
+// holds reports whether s holds a fragment of m: whether apply may change
+// it.
+func holds[T string | []byte](m *matcher, s T) bool {
 	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c == 0xC5 && i+1 < len(s) && s[i+1] == 0xBF, // U+017F
-			c == 0xE2 && i+2 < len(s) && s[i+1] == 0x84 && s[i+2] == 0xAA: // U+212A
-			return true
-		}
-		c = lowerASCII(c)
-		switch c {
-		case 'a', 'b', 'c', 'g', 'k', 'p', 's', 't', 'x': // the first letters of fragments
-		default:
-			continue
-		}
-		for _, f := range fragments {
-			if f[0] == c && hasPrefixFold(s[i:], f) {
+		for _, c := range m.byFirst[s[i]] {
+			if hasPrefixFold(s[i:], c.frag) {
 				return true
 			}
 		}
 	}
 	return false
 }
+
+// apply masks every match of m's patterns in s, scanning once: at each
+// fragment it tries the fragment's patterns in order and replaces the first
+// match that the pattern masks, then goes on after it.
+func (m *matcher) apply(s string) string {
+	var b strings.Builder
+	last := 0 // s[:last] is written to b, or nothing was replaced yet
+	for i := 0; i < len(s); i++ {
+		for _, c := range m.byFirst[s[i]] {
+			start := i - c.p.lead
+			if start < last || !hasPrefixFold(s[i:], c.frag) || c.p.boundary && start > 0 && wordByte(s[start-1]) {
+				continue
+			}
+			loc := c.p.re.FindStringSubmatchIndex(s[start:])
+			if loc == nil {
+				continue
+			}
+			sub := make([]string, len(loc)/2)
+			for j := range sub {
+				if loc[2*j] >= 0 {
+					sub[j] = s[start+loc[2*j] : start+loc[2*j+1]]
+				}
+			}
+			repl := c.p.mask(sub)
+			if repl == sub[0] {
+				continue
+			}
+			if b.Len() == 0 {
+				b.Grow(len(s))
+			}
+			b.WriteString(s[last:start])
+			b.WriteString(repl)
+			last = start + loc[1]
+			i = last - 1
+			break
+		}
+	}
+	if last == 0 {
+		return s
+	}
+	b.WriteString(s[last:])
+	return b.String()
+}
+
+// wordByte reports whether c is a letter, a digit or '_' in ASCII.
+func wordByte(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_'
+}
+
+// SecretKey reports whether a field named name holds a credential: its name,
+// ignoring case, contains authorization, secret, password, passwd,
+// credential or cookie, or api, access or private followed by key (with
+// or without one of the separators "_", "-", "." and " " between them), or
+// ends in token (so "access_token" is secret and "prompt_tokens" is not).
+func SecretKey(name string) bool {
+	n := strings.ToLower(name)
+	for _, s := range [...]string{"authorization", "secret", "password", "passwd", "credential", "cookie"} {
+		if strings.Contains(n, s) {
+			return true
+		}
+	}
+	for _, word := range [...]string{"api", "access", "private"} {
+		for _, sep := range [...]string{"", "_", "-", ".", " "} {
+			if strings.Contains(n, word+sep+"key") {
+				return true
+			}
+		}
+	}
+	return strings.HasSuffix(n, "token")
+}
+
+// keyMatcher finds the fragments every SecretKey name contains, for the
+// quick check of JSON.
+var keyMatcher = newMatcher(&pattern{frags: []string{"key", "auth", "token", "secret", "passw", "credential", "cookie"}})
 
 // hasPrefixFold reports whether s starts with the lower-case ASCII prefix,
 // ignoring ASCII case.

@@ -27,8 +27,8 @@ type Redactor struct {
 
 // knownSet is an immutable snapshot of the known values, rebuilt on Add.
 type knownSet struct {
-	values   []string   // longest first
-	raw      [][]byte   // values as bytes, for a check without conversion
+	values   []string // longest first
+	raw      [][]byte // values as bytes, for a check without conversion
 	replacer *strings.Replacer
 }
 
@@ -141,11 +141,7 @@ func (ks *knownSet) holds(b []byte) bool {
 // of known shapes, and the values of name=value pairs whose name is a
 // credential's (api_key=..., password: ...). It is idempotent.
 func (r *Redactor) String(s string) string {
-	s = r.knownSet().replaceKnown(s)
-	if !mightMatch(s) {
-		return s
-	}
-	return maskPairs(maskShapes(s))
+	return allMatcher.apply(r.knownSet().replaceKnown(s))
 }
 
 // Content is String without the name=value heuristic: for text a model
@@ -153,17 +149,13 @@ func (r *Redactor) String(s string) string {
 // "password = os.Getenv(...)" in a source file must stay as it is. Known
 // values and credentials of known shapes are still masked.
 func (r *Redactor) Content(s string) string {
-	s = r.knownSet().replaceKnown(s)
-	if !mightMatch(s) {
-		return s
-	}
-	return maskShapes(s)
+	return contentMatcher.apply(r.knownSet().replaceKnown(s))
 }
 
 // Bytes is String for a byte slice. It returns b itself when nothing is
 // masked.
 func (r *Redactor) Bytes(b []byte) []byte {
-	if !r.knownSet().holds(b) && !mightMatch(b) {
+	if !r.knownSet().holds(b) && !holds(allMatcher, b) {
 		return b
 	}
 	s := string(b)

@@ -219,3 +219,17 @@ func BenchmarkRedactor_String(b *testing.B) {
 		}
 	})
 }
+
+func TestRedactor_ContentJSON(t *testing.T) {
+	r := New()
+	r.Add("known-secret-1", "<secret_ref:K>")
+	in := []byte(`{"type":"tool_result","data":{"password":"kept","args":{"token":"x"},"content":"password = y; key known-secret-1; Bearer abc.def-123 \"q\""}}`)
+	want := `{"type":"tool_result","data":{"password":"kept","args":{"token":"x"},"content":"password = y; key <secret_ref:K>; Bearer [redacted] \"q\""}}`
+	if got := string(r.ContentJSON(in)); got != want {
+		t.Errorf("ContentJSON:\n got %s\nwant %s", got, want)
+	}
+	clean := []byte(`{"usage":{"prompt_tokens":3},"text":"a key and a token"}`)
+	if got := r.ContentJSON(clean); &got[0] != &clean[0] {
+		t.Errorf("clean input was rewritten: %s", got)
+	}
+}

@@ -10,10 +10,10 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agcore/agcore/actors"
-	"github.com/agcore/agcore/internal/logging"
 	"github.com/agcore/agcore/providers/mockllm"
 	"github.com/agcore/agcore/providers/openai"
 	"github.com/agcore/agcore/providers/scripted"
+	"github.com/agcore/agcore/redact"
 	"github.com/agcore/agcore/toolsys"
 )
 
@@ -110,7 +110,7 @@ default ` + defaultRealModel + `). The API key is never printed or logged.`,
 func runDemo(cmd *cobra.Command, a *app, o demoOptions) error {
 	ctx, out := cmd.Context(), cmd.OutOrStdout()
 	base := a.log
-	endpoint := logging.Redact(o.baseURL)
+	endpoint := redact.New().String(o.baseURL)
 	if o.baseURL == "" {
 		model, err := scripted.New(scripted.Demo(), scripted.Options{Logger: component(base, "scripted")})
 		if err != nil {

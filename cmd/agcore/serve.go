@@ -15,11 +15,11 @@ import (
 
 	"github.com/agcore/agcore/actors"
 	"github.com/agcore/agcore/internal/httpapi"
-	"github.com/agcore/agcore/internal/logging"
 	"github.com/agcore/agcore/memory"
 	"github.com/agcore/agcore/providers/mockllm"
 	"github.com/agcore/agcore/providers/openai"
 	"github.com/agcore/agcore/providers/scripted"
+	"github.com/agcore/agcore/redact"
 	"github.com/agcore/agcore/toolsys"
 )
 
@@ -127,7 +127,7 @@ func runServe(cmd *cobra.Command, base zerolog.Logger, o serveOptions) (err erro
 		return &usageError{fmt.Errorf("--permission-mode: %w", err)}
 	}
 
-	endpoint := logging.Redact(o.baseURL)
+	endpoint := redact.New().String(o.baseURL)
 	if o.baseURL == "" {
 		model, err := scripted.New(scripted.Demo(), scripted.Options{Logger: component(base, "scripted")})
 		if err != nil {
