@@ -82,4 +82,3 @@ func TestLogger_NeverWritesAPIKey(t *testing.T) {
 		}
 	}
 }
-
