@@ -13,7 +13,6 @@ import (
 	"github.com/agcore/agcore/providers/mockllm"
 	"github.com/agcore/agcore/providers/openai"
 	"github.com/agcore/agcore/providers/scripted"
-	"github.com/agcore/agcore/redact"
 	"github.com/agcore/agcore/toolsys"
 )
 
@@ -110,7 +109,8 @@ default ` + defaultRealModel + `). The API key is never printed or logged.`,
 func runDemo(cmd *cobra.Command, a *app, o demoOptions) error {
 	ctx, out := cmd.Context(), cmd.OutOrStdout()
 	base := a.log
-	endpoint := redact.New().String(o.baseURL)
+	a.redactor.Add(o.apiKey, "")
+	endpoint := a.redactor.String(o.baseURL)
 	if o.baseURL == "" {
 		model, err := scripted.New(scripted.Demo(), scripted.Options{Logger: component(base, "scripted")})
 		if err != nil {
