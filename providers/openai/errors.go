@@ -120,10 +120,13 @@ func statusKind(status int, detail string) providers.Kind {
 
 // unreachable describes a failure to connect to the endpoint at all, naming
 // it: a refused connection, a host name that does not resolve or whose
-// lookup failed, no route to the host or its network, or a dial that timed
-// out. It returns "" for any other error, including a failure once
-// connected.
+// lookup failed, no route to the host or its network, a dial that timed
+// out, or any of these on the way to the HTTP proxy. It returns "" for any
+// other error, including a failure once connected.
 func (a *api) unreachable(err error) string {
+	if oe, ok := errors.AsType[*net.OpError](err); ok && oe.Op == "proxyconnect" {
+		return "cannot connect to the HTTP proxy (see HTTPS_PROXY, HTTP_PROXY) for " + a.baseURL
+	}
 	if de, ok := errors.AsType[*net.DNSError](err); ok {
 		if de.IsNotFound {
 			return fmt.Sprintf("unknown host: %q does not resolve (endpoint %s)", de.Name, a.baseURL)

@@ -118,8 +118,8 @@ func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { retu
 
 // TestTransportFailureKinds classifies transport failures injected below
 // the HTTP client: failing to connect (refused, no such host, DNS failure,
-// no route, dial timeout) is unavailable and names the endpoint; a timeout
-// or a reset once connected stays a timeout.
+// no route, dial timeout, an unreachable proxy) is unavailable and names
+// the endpoint; a timeout or a reset once connected stays a timeout.
 func TestTransportFailureKinds(t *testing.T) {
 	const base = "http://model.test:8080/v1"
 	dial := func(err error) error { return &net.OpError{Op: "dial", Net: "tcp", Err: err} }
@@ -141,6 +141,8 @@ func TestTransportFailureKinds(t *testing.T) {
 			"network unreachable: cannot reach " + base},
 		{"dial timeout", dial(os.ErrDeadlineExceeded), providers.KindUnavailable,
 			"connect timeout: no connection to " + base},
+		{"proxy refused", &net.OpError{Op: "proxyconnect", Net: "tcp", Err: dial(os.NewSyscallError("connect", syscall.ECONNREFUSED))},
+			providers.KindUnavailable, "cannot connect to the HTTP proxy (see HTTPS_PROXY, HTTP_PROXY) for " + base},
 		{"read timeout", &net.OpError{Op: "read", Net: "tcp", Err: os.ErrDeadlineExceeded}, providers.KindTimeout, "i/o timeout"},
 		{"reset", &net.OpError{Op: "read", Net: "tcp", Err: os.NewSyscallError("read", syscall.ECONNRESET)}, providers.KindTimeout, "reset"},
 	}
