@@ -244,7 +244,7 @@ func TestChaos(t *testing.T) {
 		DataDir: dir, Durability: memory.DurabilityBatch, Provider: prov, Tools: tools,
 		Limits: actors.Limits{ToolTimeout: 200 * time.Millisecond},
 		// One retry, without waiting: some model calls still fail for good.
-		Retry:       providers.RetryPolicy{MaxRetries: 1, Sleep: func(ctx context.Context, _ time.Duration) error { return ctx.Err() }},
+		Retry:       providers.RetryPolicy{MaxAttempts: 2, Sleep: func(ctx context.Context, _ time.Duration) error { return ctx.Err() }},
 		IdleTimeout: -1, Compaction: actors.Compaction{Disabled: true},
 	})
 	if err != nil {

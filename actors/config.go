@@ -201,7 +201,20 @@ type Config struct {
 	Model string
 	// Prices prices the usage of each model. Nil means every call is free.
 	Prices providers.PriceTable
-	// Retry is the retry policy of model calls (retryable errors only).
+	// Retry is the retry policy of model calls, and the runtime is their
+	// only retry layer: a provider that retries on its own (a
+	// providers.Retrier, such as openai.Provider or what
+	// providers.WithRetry returns) has that layer taken off for model
+	// calls, so its own policy does not apply there. A failure the model
+	// decider calls retryable (providers.IsRetryable, or Retry.Retryable
+	// when set) is retried, with the PreRequest hooks before every attempt
+	// and the OnRetry hooks (after Retry.OnRetry) before every wait. The
+	// zero value is providers' default: 3 attempts in all, 1 s doubling to
+	// 30 s with 25 % jitter, a server's Retry-After waited up to 30 s,
+	// 250 ms after an unreachable endpoint, and no wait that would pass
+	// the turn's deadline. Nil Sleep and Rand mean the runtime's Clock and
+	// Rand. Summaries for compaction (Compaction.SummaryModel) are single
+	// Chat calls retried only by the provider's own policy.
 	Retry providers.RetryPolicy
 
 	// Tools are the tools agents may call. Nil means none.

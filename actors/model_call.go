@@ -17,8 +17,10 @@ import (
 // modelCall is the child that runs one model request: it layers the system
 // prompt, streams the reply (forwarding text deltas to the session), and
 // retries what the decider says is worth retrying, with the PreRequest,
-// OnRetry and OnError hooks around each attempt. It blocks its own mailbox,
-// never the session's, and stops when done.
+// OnRetry and OnError hooks around each attempt. It is the only retry
+// layer of a model call: the provider's own layer, if it has one, is taken
+// off (providers.SingleAttempt). It blocks its own mailbox, never the
+// session's, and stops when done.
 type modelCall struct {
 	rt       *Runtime
 	gen      uint64
@@ -48,46 +50,64 @@ func (m *modelCall) run(actx actor.Context) (*messages.Response, error) {
 	if system != "" {
 		m.req.Messages = append([]messages.Message{messages.SystemText(system)}, m.req.Messages...)
 	}
-	maxRetries := m.rt.cfg.Retry.MaxRetries
-	switch {
-	case maxRetries < 0:
-		maxRetries = 0
-	case maxRetries == 0:
-		maxRetries = providers.DefaultMaxRetries
-	}
-	for attempt := 1; ; attempt++ {
+	provider := providers.SingleAttempt(m.provider)
+	resp, err := providers.Retry(m.ctx, m.retryPolicy(), func(ctx context.Context) (*messages.Response, error) {
 		hc := m.hc
 		hc.Event, hc.Request = PreRequest, m.req
 		if reason, ok := blocked(m.rt.hooks.run(m.ctx, m.log, &hc), "blocked by a pre-request hook"); ok {
 			return nil, &BlockedError{Reason: reason}
 		}
-		resp, err := m.stream(actx)
-		if err == nil {
-			return resp, nil
-		}
-		if m.ctx.Err() != nil {
-			return nil, fmt.Errorf("model call: %w", context.Cause(m.ctx))
-		}
-		if attempt > maxRetries || m.rt.modelDecider.Decide(err) != supervisor.Retry {
-			hc := m.hc
-			hc.Event, hc.Err = OnError, err
-			m.rt.hooks.run(m.ctx, m.log, &hc)
-			return nil, err
-		}
-		hc = m.hc
-		hc.Event, hc.Err, hc.Attempt = OnRetry, err, attempt
-		m.rt.hooks.run(m.ctx, m.log, &hc)
-		delay := m.rt.cfg.Retry.Delay(attempt, err)
-		m.log.Warn().Err(err).Int("attempt", attempt).Dur("delay", delay).Msg("retrying model call")
-		if err := m.sleep(delay); err != nil {
-			return nil, fmt.Errorf("model call: %w", err)
-		}
+		return m.stream(ctx, actx, provider)
+	})
+	switch {
+	case err == nil:
+		return resp, nil
+	case m.ctx.Err() != nil:
+		return nil, fmt.Errorf("model call: %w", context.Cause(m.ctx))
+	case errors.As(err, new(*BlockedError)):
+		return nil, err
 	}
+	hc := m.hc
+	hc.Event, hc.Err = OnError, err
+	m.rt.hooks.run(m.ctx, m.log, &hc)
+	return nil, err
 }
 
-// stream makes one attempt, forwarding text deltas to the session.
-func (m *modelCall) stream(actx actor.Context) (*messages.Response, error) {
-	s, err := m.provider.Stream(m.ctx, *m.req)
+// retryPolicy returns the runtime's retry policy for this call: what
+// Config.Retry says, with the decider choosing what is retried, the
+// runtime's clock and jitter source standing in for Sleep and Rand when
+// they are nil, and the OnRetry hooks run (after Config.Retry.OnRetry)
+// before each wait.
+func (m *modelCall) retryPolicy() providers.RetryPolicy {
+	p := m.rt.cfg.Retry
+	decider := m.rt.modelDecider
+	if p.Retryable != nil {
+		decider = supervisor.RetryDecider(p.Retryable)
+	}
+	p.Retryable = func(err error) bool { return decider.Decide(err) == supervisor.Retry }
+	if p.Sleep == nil {
+		p.Sleep = m.sleep
+	}
+	if p.Rand == nil {
+		p.Rand = func() float64 { return float64(m.rt.rnd.Int64N(1<<53)) / (1 << 53) }
+	}
+	onRetry := p.OnRetry
+	p.OnRetry = func(retry int, err error, delay time.Duration) {
+		if onRetry != nil {
+			onRetry(retry, err, delay)
+		}
+		hc := m.hc
+		hc.Event, hc.Err, hc.Attempt = OnRetry, err, retry
+		m.rt.hooks.run(m.ctx, m.log, &hc)
+		m.log.Warn().Err(err).Int("attempt", retry).Dur("delay", delay).Msg("retrying model call")
+	}
+	return p
+}
+
+// stream makes one attempt with provider, forwarding text deltas to the
+// session. ctx is the call's context, numbered by the retry policy.
+func (m *modelCall) stream(ctx context.Context, actx actor.Context, provider providers.Provider) (*messages.Response, error) {
+	s, err := provider.Stream(ctx, *m.req)
 	if err != nil {
 		return nil, err
 	}
@@ -107,17 +127,15 @@ func (m *modelCall) stream(actx actor.Context) (*messages.Response, error) {
 	return resp, nil
 }
 
-func (m *modelCall) sleep(d time.Duration) error {
-	if m.rt.cfg.Retry.Sleep != nil {
-		return m.rt.cfg.Retry.Sleep(m.ctx, d)
-	}
+// sleep waits d on the runtime's clock, or until ctx is done.
+func (m *modelCall) sleep(ctx context.Context, d time.Duration) error {
 	done := make(chan struct{})
 	stop := m.rt.clock.AfterFunc(d, func() { close(done) })
 	defer stop()
 	select {
 	case <-done:
 		return nil
-	case <-m.ctx.Done():
-		return m.ctx.Err()
+	case <-ctx.Done():
+		return ctx.Err()
 	}
 }

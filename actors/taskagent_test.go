@@ -87,7 +87,7 @@ func TestTaskAgent_ExecutePlan_FailureSkipsDependants(t *testing.T) {
 		{Match: scripted.Match{Role: messages.RoleUser, Contains: "break"}, Reply: scripted.Reply{Fail: &scripted.Failure{Kind: scripted.FailBadRequest}}},
 		{Match: scripted.Match{Any: true}, Reply: scripted.Reply{Text: "ok"}},
 	}}
-	f := newFixture(t, script, nil, func(c *actors.Config) { c.Retry.MaxRetries = -1 })
+	f := newFixture(t, script, nil, func(c *actors.Config) { c.Retry.MaxAttempts = 1 })
 	log := &stepLog{}
 	ta, err := actors.NewTaskAgent(f.rt, actors.TaskAgentConfig{Session: "runner", OnPlanStepComplete: log.hook})
 	if err != nil {

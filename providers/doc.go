@@ -8,7 +8,17 @@
 //
 // This package also holds what every provider shares: the classified *Error
 // (errors.As it to read the Kind and whether it is retryable), the retry
-// policy (exponential backoff with jitter, Retry-After honoured, an
-// injectable sleep), usage and cost tracking with a per-model price table,
-// and the Registry that resolves "provider/model" strings.
+// policy (at most MaxAttempts calls, exponential backoff with jitter, a
+// server's Retry-After honoured up to MaxRetryAfter, short waits for an
+// unreachable endpoint, no wait past the context's deadline, an injectable
+// sleep), usage and cost tracking with a per-model price table, and the
+// Registry that resolves "provider/model" strings.
+//
+// # Where retries happen
+//
+// A call is retried by exactly one layer. Called directly, a provider that
+// retries (WithRetry, openai.Provider) is that layer. Under actors.Runtime
+// the runtime is: it takes the providers' retry layers off with
+// SingleAttempt and retries model calls with its Config.Retry, running its
+// hooks around each attempt.
 package providers

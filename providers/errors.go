@@ -34,8 +34,9 @@ const (
 	// KindServer is a server-side failure (HTTP 5xx) or an error event in
 	// the middle of a stream.
 	KindServer
-	// KindTimeout is a deadline, an idle stream, a network failure, a reset
-	// connection or a stream cut before its end.
+	// KindTimeout is a deadline, an idle stream, a read that timed out, a
+	// connection reset once established, or a stream cut before its end.
+	// Failing to connect at all is KindUnavailable.
 	KindTimeout
 	// KindBadRequest is any other 4xx, or a request this provider refuses to
 	// send because it cannot express it.
@@ -43,6 +44,13 @@ const (
 	// KindCanceled means the caller cancelled the context. It is not
 	// retryable.
 	KindCanceled
+	// KindUnavailable means no connection to the endpoint could be made:
+	// the connection was refused (nothing listens there), the host name
+	// does not resolve or its lookup failed, there is no route to the
+	// host, or connecting timed out. It is retryable, after the short
+	// RetryPolicy.UnavailableDelay, so that a misconfigured endpoint fails
+	// fast; the message names the endpoint.
+	KindUnavailable
 )
 
 var kindNames = [...]string{
@@ -55,6 +63,7 @@ var kindNames = [...]string{
 	KindTimeout:        "timeout",
 	KindBadRequest:     "bad request",
 	KindCanceled:       "canceled",
+	KindUnavailable:    "unavailable",
 }
 
 // String returns the kind's name, such as "rate limited".
@@ -66,10 +75,11 @@ func (k Kind) String() string {
 }
 
 // Retryable reports whether a call that failed with this kind may succeed
-// when repeated unchanged: rate limited, server and timeout failures.
+// when repeated unchanged: rate limited, server, timeout and unavailable
+// failures.
 func (k Kind) Retryable() bool {
 	switch k {
-	case KindRateLimited, KindServer, KindTimeout:
+	case KindRateLimited, KindServer, KindTimeout, KindUnavailable:
 		return true
 	}
 	return false

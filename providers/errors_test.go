@@ -51,6 +51,7 @@ func TestKind_Retryable(t *testing.T) {
 		providers.KindTimeout:        true,
 		providers.KindBadRequest:     false,
 		providers.KindCanceled:       false,
+		providers.KindUnavailable:    true,
 	}
 	for k, w := range want {
 		if got := k.Retryable(); got != w {
@@ -111,6 +112,8 @@ func TestError_ErrorAndUnwrap(t *testing.T) {
 			"server error (status 502): bad gateway"},
 		{&providers.Error{Kind: providers.KindRateLimited, RetryAfter: time.Second},
 			"rate limited (retry after 1s)"},
+		{&providers.Error{Provider: "openai", Kind: providers.KindUnavailable, Message: "connection refused: nothing is listening at http://127.0.0.1:1/v1"},
+			"openai: unavailable: connection refused: nothing is listening at http://127.0.0.1:1/v1"},
 	}
 	for _, tt := range tests {
 		if got := tt.err.Error(); got != tt.want {

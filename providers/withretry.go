@@ -8,12 +8,39 @@ import (
 	"github.com/agcore/agcore/messages"
 )
 
+// Retrier is a Provider that repeats failed calls itself, such as the
+// providers WithRetry returns and openai.Provider. SingleAttempt returns the
+// same provider without that retry layer: each of its calls is one attempt.
+// A caller that retries on its own, such as actors.Runtime, takes the layer
+// off (with the SingleAttempt function) so that a call is never retried by
+// two layers, one inside the other.
+type Retrier interface {
+	Provider
+	// SingleAttempt returns the provider this one retries, which must have
+	// one retry layer fewer.
+	SingleAttempt() Provider
+}
+
+// SingleAttempt returns p without its retry layers: while p is a Retrier, it
+// is replaced by p.SingleAttempt(). A provider that does not retry is
+// returned as it is.
+func SingleAttempt(p Provider) Provider {
+	for {
+		r, ok := p.(Retrier)
+		if !ok {
+			return p
+		}
+		p = r.SingleAttempt()
+	}
+}
+
 // WithRetry returns a Provider that repeats p's failed calls according to
 // policy. Chat is repeated as a whole. Stream is repeated only until the
 // first chunk reaches the caller: a failure to open the stream, or a
 // retryable error before any chunk, opens a new stream; once a chunk has
 // been delivered, errors are returned as they are, since the caller has
-// already seen part of the reply.
+// already seen part of the reply. Opening and reading share the policy's
+// attempts. The result is a Retrier whose SingleAttempt is p.
 func WithRetry(p Provider, policy RetryPolicy) Provider {
 	return &retrying{p: p, policy: policy}
 }
@@ -23,7 +50,10 @@ type retrying struct {
 	policy RetryPolicy
 }
 
-var _ Provider = (*retrying)(nil)
+var _ Retrier = (*retrying)(nil)
+
+// SingleAttempt implements Retrier.
+func (r *retrying) SingleAttempt() Provider { return r.p }
 
 // Chat implements Provider.
 func (r *retrying) Chat(ctx context.Context, req messages.Request) (*messages.Response, error) {
@@ -35,7 +65,7 @@ func (r *retrying) Chat(ctx context.Context, req messages.Request) (*messages.Re
 // Stream implements Provider.
 func (r *retrying) Stream(ctx context.Context, req messages.Request) (Stream, error) {
 	s := &retryStream{r: r, ctx: ctx, req: req}
-	if err := s.open(0); err != nil {
+	if err := s.open(); err != nil {
 		return nil, err
 	}
 	return s, nil
@@ -49,27 +79,21 @@ type retryStream struct {
 	ctx       context.Context
 	req       messages.Request
 	cur       Stream
-	retries   int // retries made so far
+	attempts  int // streams opened or tried so far
 	delivered bool
 }
 
-// open opens a stream, retrying failures, after retries retries were
-// already made.
-func (s *retryStream) open(retries int) error {
-	limit := s.r.policy.maxRetries()
+// open opens a stream, retrying failures to open it.
+func (s *retryStream) open() error {
 	for {
-		attempt := retries + 1
-		st, err := s.r.p.Stream(context.WithValue(s.ctx, attemptKey{}, attempt), s.req)
+		s.attempts++
+		st, err := s.r.p.Stream(context.WithValue(s.ctx, attemptKey{}, s.attempts), s.req)
 		if err == nil {
-			s.cur, s.retries = st, retries
+			s.cur = st
 			return nil
 		}
-		if retries >= limit || !IsRetryable(err) || s.ctx.Err() != nil {
+		if err := s.r.policy.next(s.ctx, s.attempts, err); err != nil {
 			return err
-		}
-		retries++
-		if werr := s.r.policy.wait(s.ctx, retries, err); werr != nil {
-			return werr
 		}
 	}
 }
@@ -82,17 +106,19 @@ func (s *retryStream) Recv() (Chunk, error) {
 			s.delivered = true
 			return c, nil
 		}
-		if s.delivered || errors.Is(err, io.EOF) || !IsRetryable(err) ||
-			s.retries >= s.r.policy.maxRetries() || s.ctx.Err() != nil {
+		if s.delivered || errors.Is(err, io.EOF) {
 			return Chunk{}, err
 		}
+		d, derr := s.r.policy.decide(s.ctx, s.attempts, err)
+		if derr != nil {
+			return Chunk{}, derr
+		}
 		_ = s.cur.Close()
-		retries := s.retries + 1
-		if werr := s.r.policy.wait(s.ctx, retries, err); werr != nil {
+		if werr := s.r.policy.wait(s.ctx, s.attempts, err, d); werr != nil {
 			return Chunk{}, werr
 		}
-		if oerr := s.open(retries); oerr != nil {
-			return Chunk{}, oerr
+		if err := s.open(); err != nil {
+			return Chunk{}, err
 		}
 	}
 }

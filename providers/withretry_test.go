@@ -96,8 +96,8 @@ func TestWithRetry_Chat(t *testing.T) {
 		wantKind  providers.Kind
 		wantErr   bool
 	}{
-		{"three server errors then success", []error{errServer, errServer, errServer}, 4, 0, false},
-		{"four server errors", []error{errServer, errServer, errServer, errServer}, 4, providers.KindServer, true},
+		{"two server errors then success", []error{errServer, errServer}, 3, 0, false},
+		{"three server errors use the 3 attempts", []error{errServer, errServer, errServer}, 3, providers.KindServer, true},
 		{"authentication", []error{errAuth}, 1, providers.KindAuthentication, true},
 	}
 	for _, tt := range tests {
@@ -134,11 +134,11 @@ func TestWithRetry_Stream(t *testing.T) {
 		wantDelays int
 	}{
 		{"open fails twice", []error{errServer, errServer}, nil, 3, 0, false, 2},
-		{"open fails for good", []error{errServer, errServer, errServer, errServer}, nil, 4, providers.KindServer, true, 3},
+		{"open fails for good", []error{errServer, errServer, errServer}, nil, 3, providers.KindServer, true, 2},
 		{"open not retryable", []error{errAuth}, nil, 1, providers.KindAuthentication, true, 0},
 		{"first recv fails then reopens", nil, []error{errServer, errServer}, 3, 0, false, 2},
-		{"open and recv failures share the budget", []error{errServer, nil, errServer, nil},
-			[]error{nil, errServer, nil, errServer}, 4, providers.KindServer, true, 3},
+		{"open and recv failures share the budget", []error{errServer, nil, errServer},
+			[]error{nil, errServer, nil}, 3, providers.KindServer, true, 2},
 		{"first recv not retryable", nil, []error{errAuth}, 1, providers.KindAuthentication, true, 0},
 	}
 	for _, tt := range tests {
@@ -251,4 +251,26 @@ func (s *failAfter) Recv() (providers.Chunk, error) {
 		return c, s.err
 	}
 	return c, err
+}
+
+// TestSingleAttempt checks that the retry layers of a provider can be taken
+// off, however deep, so that a caller that retries on its own (the actors
+// runtime) never retries through a second layer.
+func TestSingleAttempt(t *testing.T) {
+	f := &flaky{errs: []error{errServer, errServer, errServer}}
+	wrapped := providers.WithRetry(providers.WithRetry(f, providers.RetryPolicy{Sleep: (&recorder{}).sleep}),
+		providers.RetryPolicy{Sleep: (&recorder{}).sleep})
+	single := providers.SingleAttempt(wrapped)
+	if _, err := single.Chat(t.Context(), messages.Request{}); !errors.Is(err, errServer) {
+		t.Fatalf("Chat err = %v, want the server error", err)
+	}
+	if f.calls != 1 {
+		t.Errorf("calls = %d through SingleAttempt, want 1", f.calls)
+	}
+	if _, ok := wrapped.(providers.Retrier); !ok {
+		t.Error("WithRetry's provider does not implement Retrier")
+	}
+	if got := providers.SingleAttempt(f); got != providers.Provider(f) {
+		t.Errorf("SingleAttempt of a provider without retries = %v, want the provider itself", got)
+	}
 }

@@ -146,16 +146,20 @@ func ToolDecider() Decider {
 }
 
 // RetryDecider returns a decider for calls to a remote service: a reason for
-// which retryable reports true is retried, context cancellation and every
-// other error stop the operation. providers.IsRetryable is the usual
-// classifier for model calls.
+// which retryable reports true is retried; context cancellation, a
+// *StopError and every other error stop the operation. A deadline is
+// retried only when retryable says so: an attempt that timed out on its own
+// bound (providers.IsRetryable calls that a timeout) may succeed when made
+// again, while the caller, which owns the operation's context, checks that
+// context before retrying. providers.IsRetryable is the usual classifier
+// for model calls.
 func RetryDecider(retryable func(error) bool) Decider {
 	return DeciderFunc(func(reason any) Directive {
 		err := AsError(reason)
 		switch {
 		case err == nil:
 			return Resume
-		case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		case errors.Is(err, context.Canceled):
 			return Stop
 		case isStop(err, nil):
 			return Stop

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -255,5 +256,32 @@ func TestMockLLM_Errors(t *testing.T) {
 				t.Errorf("exit %d, stderr %q; want %d and %q", code, stderr, exitError, tt.want)
 			}
 		})
+	}
+}
+
+// TestDemo_UnreachableEndpoint runs the demo against an address where
+// nothing listens: it fails as unavailable with a message that names the
+// endpoint, after the 3 attempts of the runtime's retry policy (the only
+// retry layer), each logged at debug level by the provider.
+func TestDemo_UnreachableEndpoint(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := "http://" + l.Addr().String() + "/v1"
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := runCLI(t.Context(), t, nil,
+		"--log-level", "debug", "--log-format", "json", "demo", "--sessions", "1", "--base-url", base, "--model", "m")
+	if code != exitError {
+		t.Fatalf("exit code %d, want %d\nstdout:\n%s\nstderr:\n%s", code, exitError, stdout, stderr)
+	}
+	want := "connection refused: nothing is listening at " + base
+	if !strings.Contains(stdout+stderr, want) || !strings.Contains(stdout+stderr, "unavailable") {
+		t.Errorf("output lacks %q (unavailable)\nstdout:\n%s\nstderr:\n%s", want, stdout, stderr)
+	}
+	if n := strings.Count(stderr, `"message":"chat completion"`); n != 3 {
+		t.Errorf("attempts logged = %d, want 3\nstderr:\n%s", n, stderr)
 	}
 }

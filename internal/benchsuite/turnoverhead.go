@@ -96,7 +96,7 @@ func TurnOverhead(ctx context.Context, cfg TurnOverheadConfig) (*TurnOverheadRes
 	defer closeIdle()
 
 	prov, err := openai.New(openai.Options{BaseURL: srv.URL(), Model: scripted.DefaultModel, HTTPClient: hc,
-		Retry: &providers.RetryPolicy{MaxRetries: -1}})
+		Retry: &providers.RetryPolicy{MaxAttempts: 1}})
 	if err != nil {
 		return nil, err
 	}

@@ -1,6 +1,10 @@
 package config
 
-import "time"
+import (
+	"time"
+
+	"github.com/agcore/agcore/providers"
+)
 
 // Defaults of the configuration, as Default returns them.
 const (
@@ -71,6 +75,29 @@ type Config struct {
 	Permissions Permissions `yaml:"permissions"`
 	// Limits bound turns and sessions.
 	Limits Limits `yaml:"limits"`
+	// Retry says how failed model calls are repeated.
+	Retry Retry `yaml:"retry"`
+}
+
+// Retry is the retry policy of model calls. The runtime is their only
+// retry layer: the providers' own retries do not apply to model calls made
+// through it. Only retryable failures are repeated (rate limited, server
+// error, timeout, unavailable), with exponential backoff (1 s doubling to
+// 30 s, 25 % jitter), 250 ms after an endpoint that cannot be reached, and
+// never a wait past the turn's deadline.
+type Retry struct {
+	// MaxAttempts is the number of attempts of a model call in all, the
+	// first one included; 1 disables retrying. Zero means
+	// providers.DefaultMaxAttempts (3).
+	MaxAttempts int `yaml:"max_attempts"`
+	// MaxRetryAfter caps the wait a server asks for with Retry-After.
+	// Zero means providers.DefaultMaxRetryAfter (30 s).
+	MaxRetryAfter time.Duration `yaml:"max_retry_after"`
+}
+
+// policy returns the retry policy r describes.
+func (r Retry) policy() providers.RetryPolicy {
+	return providers.RetryPolicy{MaxAttempts: r.MaxAttempts, MaxRetryAfter: r.MaxRetryAfter}
 }
 
 // Provider is one model endpoint.
@@ -203,7 +230,7 @@ type Limits struct {
 
 // Default returns the configuration used when there is no file: an openai
 // provider reading OPENAI_API_KEY, the offline "mock" provider, one default
-// agent, accept-edits permissions and the default limits.
+// agent, accept-edits permissions, the default limits and retry policy.
 func Default() *Config {
 	return &Config{
 		Durability:   "sync",
@@ -219,6 +246,7 @@ func Default() *Config {
 			MaxParallelTools: DefaultMaxParallelTools,
 			MidTurn:          "queue",
 		},
+		Retry: Retry{MaxAttempts: providers.DefaultMaxAttempts, MaxRetryAfter: providers.DefaultMaxRetryAfter},
 	}
 }
 
@@ -261,6 +289,12 @@ func (c *Config) fillDefaults() {
 	}
 	if c.Limits.MidTurn == "" {
 		c.Limits.MidTurn = d.Limits.MidTurn
+	}
+	if c.Retry.MaxAttempts == 0 {
+		c.Retry.MaxAttempts = d.Retry.MaxAttempts
+	}
+	if c.Retry.MaxRetryAfter == 0 {
+		c.Retry.MaxRetryAfter = d.Retry.MaxRetryAfter
 	}
 }
 

@@ -3,9 +3,13 @@ package config
 import (
 	"context"
 	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -28,11 +32,17 @@ func TestLoad_Example(t *testing.T) {
 	if cfg.Limits.ToolTimeout != time.Minute || cfg.Limits.MidTurn != "queue" {
 		t.Errorf("limits = %+v", cfg.Limits)
 	}
+	if cfg.Retry.MaxAttempts != 3 || cfg.Retry.MaxRetryAfter != 30*time.Second {
+		t.Errorf("retry = %+v", cfg.Retry)
+	}
 	built, err := Build(t.Context(), cfg, BuildOptions{Getenv: func(string) string { return "" }})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer built.Close()
+	if r := built.Runtime.Retry; r.MaxAttempts != 3 || r.MaxRetryAfter != 30*time.Second {
+		t.Errorf("runtime retry policy = %+v", r)
+	}
 	if got := built.Runtime.Providers.Names(); !cmp.Equal(got, []string{"local", "mock", "openai"}) {
 		t.Errorf("providers = %v", got)
 	}
@@ -97,6 +107,8 @@ func TestParse_Errors(t *testing.T) {
 		{"negative limit", "limits:\n  max_parallel_tools: -2\n", `agcore.yaml:2: limits.max_parallel_tools: must not be negative, got -2`},
 		{"negative timeout", "limits:\n  tool_timeout: -1s\n", `agcore.yaml:2: limits.tool_timeout: must not be negative, got -1s`},
 		{"mid turn", "limits:\n  mid_turn: drop\n", `agcore.yaml:2: limits.mid_turn: unknown mid-turn policy "drop" (known: queue, interrupt, reject)`},
+		{"negative attempts", "retry:\n  max_attempts: -1\n", `agcore.yaml:2: retry.max_attempts: must not be negative, got -1 (1 disables retrying)`},
+		{"negative retry-after cap", "retry:\n  max_retry_after: -5s\n", `agcore.yaml:2: retry.max_retry_after: must not be negative, got -5s`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -226,6 +238,9 @@ agents:
 limits:
   max_round_trips: 5
   mid_turn: reject
+retry:
+  max_attempts: 5
+  max_retry_after: 10s
 `))
 	if err != nil {
 		t.Fatal(err)
@@ -239,6 +254,9 @@ limits:
 	rc := built.Runtime
 	if rc.Limits.MaxRoundTrips != 5 || rc.Limits.MidTurn != actors.MidTurnReject || rc.Durability != memory.DurabilityNone {
 		t.Errorf("limits %+v, durability %v", rc.Limits, rc.Durability)
+	}
+	if rc.Retry.MaxAttempts != 5 || rc.Retry.MaxRetryAfter != 10*time.Second {
+		t.Errorf("retry policy %+v, want 5 attempts and a 10s Retry-After cap", rc.Retry)
 	}
 	rc.DataDir = ""
 	rt, err := actors.NewInMemory(rc)
@@ -321,5 +339,63 @@ mcp_servers:
 	defer built2.Close()
 	if len(built2.Runtime.MCPServers) != 0 {
 		t.Errorf("SkipMCP kept %d servers", len(built2.Runtime.MCPServers))
+	}
+}
+
+// TestBuild_OneRetryLayer runs one turn of a runtime built from a file whose
+// openai provider points at a server that fails every request: the server
+// receives exactly retry.max_attempts requests, the runtime's retries, and
+// none from a retry layer of the provider's own.
+func TestBuild_OneRetryLayer(t *testing.T) {
+	var requests atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		requests.Add(1)
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusInternalServerError)
+		io.WriteString(w, `{"error":{"message":"down","type":"server_error"}}`)
+	}))
+	t.Cleanup(srv.Close)
+	cfg, err := Parse("agcore.yaml", []byte(`
+default_model: openai/gpt-test
+durability: none
+providers:
+  - {name: openai, type: openai, base_url: "`+srv.URL+`/v1"}
+retry:
+  max_attempts: 4
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Workspace = t.TempDir()
+	built, err := Build(t.Context(), cfg, BuildOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer built.Close()
+	rc := built.Runtime
+	rc.DataDir = ""
+	var waits []time.Duration
+	rc.Retry.Sleep = func(ctx context.Context, d time.Duration) error {
+		waits = append(waits, d)
+		return ctx.Err()
+	}
+	rt, err := actors.NewInMemory(rc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		_ = rt.Shutdown(ctx)
+	}()
+	sess, err := rt.Open(t.Context(), "s1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sess.Submit(t.Context(), messages.UserText("hi")); err == nil || !strings.Contains(err.Error(), "server error (status 500)") {
+		t.Fatalf("Submit err = %v, want the server error", err)
+	}
+	if got := requests.Load(); got != 4 || len(waits) != 3 {
+		t.Errorf("requests = %d, runtime waits = %v; want 4 requests and 3 waits", got, waits)
 	}
 }

@@ -63,7 +63,8 @@ func (b *Built) Close() error {
 
 // Build makes the runtime configuration of c: a provider registry with
 // every provider (the default one being that of default_model), the price
-// table, the agent profiles, the limits, and a tool registry holding the
+// table, the agent profiles, the limits, the retry policy of model calls
+// (the runtime's, the only layer that retries them), and a tool registry holding the
 // built-in tools confined to the workspace behind the permission
 // pipeline, and the MCP servers. The runtime connects to the MCP servers
 // itself, one supervised connection actor per server that reconnects with
@@ -152,6 +153,7 @@ func Build(ctx context.Context, c *Config, opts BuildOptions) (*Built, error) {
 		DefaultAgent: c.DefaultAgent,
 		BasePrompt:   c.BasePrompt,
 		Limits:       limits,
+		Retry:        c.Retry.policy(),
 		MCPServers:   servers,
 		Logger:       opts.Logger,
 	}
@@ -180,9 +182,12 @@ func (c *Config) providers(opts BuildOptions) (*providers.Registry, error) {
 			if key == "" && p.APIKeyEnv != "" {
 				key = opts.Getenv(p.APIKeyEnv)
 			}
-			opts.Redactor.Add(key, "")
+			// The runtime takes this retry layer off for model calls and
+			// retries them itself with the same policy (Runtime.Retry);
+			// it applies to the provider's other callers (summaries).
+			retry := c.Retry.policy()
 			prov, err = openai.New(openai.Options{BaseURL: p.BaseURL, APIKey: key, Model: p.DefaultModel,
-				Timeout: p.Timeout, Logger: log, Name: p.Name})
+				Timeout: p.Timeout, Retry: &retry, Logger: log, Name: p.Name, Redactor: opts.Redactor})
 		case TypeScripted:
 			script := scripted.Demo()
 			if p.Script != "" {

@@ -77,6 +77,12 @@ func (c *Config) validate() []Problem {
 		}
 	}
 	validateLimits(&ps, "limits", c.Limits, true)
+	if c.Retry.MaxAttempts < 0 {
+		ps.add("retry.max_attempts", "must not be negative, got %d (1 disables retrying)", c.Retry.MaxAttempts)
+	}
+	if c.Retry.MaxRetryAfter < 0 {
+		ps.add("retry.max_retry_after", "must not be negative, got %v", c.Retry.MaxRetryAfter)
+	}
 	return ps
 }
 

@@ -33,10 +33,19 @@
 // Every failure is a *providers.Error whose Kind follows the HTTP status and
 // the error code (401/403 authentication, 404 or model_not_found not found,
 // context_length_exceeded, 429 rate limited with its Retry-After, 5xx
-// server), or, without a response, the transport failure (deadline, idle
-// stream, reset or refused connection: timeout; the caller's cancellation:
-// canceled). The provider repeats retryable failures itself according to
-// Options.Retry; see providers.RetryPolicy.
+// server), or, without a response, the transport failure: no connection
+// (refused, unknown host, failed DNS lookup, no route, dial timeout) is
+// unavailable, with a message that names the endpoint ("connection refused:
+// nothing is listening at http://127.0.0.1:1/v1"); a deadline, an idle
+// stream, a read timeout or a reset connection is timeout; the caller's
+// cancellation is canceled.
+//
+// Called directly, the provider repeats retryable failures itself according
+// to Options.Retry (3 attempts in all by default, Retry-After capped at
+// 30 s); see providers.RetryPolicy. Under actors.Runtime it does not: the
+// runtime takes that layer off (Provider.SingleAttempt) and retries model
+// calls with its own Config.Retry, so that every call is retried by exactly
+// one layer.
 //
 // The API key is sent in the Authorization header and never logged.
 package openai

@@ -85,6 +85,14 @@ func (a *api) classify(ctx context.Context, err error, x *exchange) error {
 		pe.Kind = providers.KindBadRequest
 	case isNetwork(err):
 		pe.Kind = providers.KindTimeout
+		if msg := a.unreachable(err); msg != "" {
+			pe.Kind, pe.Message = providers.KindUnavailable, msg
+			// The message names the endpoint; the dial error says the
+			// rest without repeating the request's URL.
+			if oe, ok := errors.AsType[*net.OpError](err); ok {
+				pe.Err = oe
+			}
+		}
 	default:
 		pe.Kind = providers.KindOther
 	}
@@ -110,8 +118,40 @@ func statusKind(status int, detail string) providers.Kind {
 	return k
 }
 
-// isNetwork reports whether err is a transport failure: a timeout, a reset,
-// refused or closed connection, or a body cut short.
+// unreachable describes a failure to connect to the endpoint at all, naming
+// it: a refused connection, a host name that does not resolve or whose
+// lookup failed, no route to the host or its network, a dial that timed
+// out, or any of these on the way to the HTTP proxy. It returns "" for any
+// other error, including a failure once connected.
+func (a *api) unreachable(err error) string {
+	if oe, ok := errors.AsType[*net.OpError](err); ok && oe.Op == "proxyconnect" {
+		return "cannot connect to the HTTP proxy (see HTTPS_PROXY, HTTP_PROXY) for " + a.baseURL
+	}
+	if de, ok := errors.AsType[*net.DNSError](err); ok {
+		if de.IsNotFound {
+			return fmt.Sprintf("unknown host: %q does not resolve (endpoint %s)", de.Name, a.baseURL)
+		}
+		return fmt.Sprintf("DNS lookup of %q failed (endpoint %s)", de.Name, a.baseURL)
+	}
+	switch {
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return "connection refused: nothing is listening at " + a.baseURL
+	case errors.Is(err, syscall.EHOSTUNREACH):
+		return "no route to host: cannot reach " + a.baseURL
+	case errors.Is(err, syscall.ENETUNREACH):
+		return "network unreachable: cannot reach " + a.baseURL
+	}
+	if oe, ok := errors.AsType[*net.OpError](err); ok && oe.Op == "dial" {
+		if oe.Timeout() {
+			return "connect timeout: no connection to " + a.baseURL
+		}
+		return "cannot connect to " + a.baseURL
+	}
+	return ""
+}
+
+// isNetwork reports whether err is a transport failure once connected: a
+// timeout, a reset or closed connection, or a body cut short.
 func isNetwork(err error) bool {
 	var ne net.Error
 	var oe *net.OpError

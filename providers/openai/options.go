@@ -17,6 +17,9 @@ const (
 	DefaultTimeout = 120 * time.Second
 	// DefaultName is the provider's name in errors and logs.
 	DefaultName = "openai"
+	// DefaultDialTimeout bounds connecting to the endpoint; see
+	// Options.DialTimeout.
+	DefaultDialTimeout = 5 * time.Second
 )
 
 // Options configures a Provider. The zero value talks to OpenAI without an
@@ -34,9 +37,16 @@ type Options struct {
 	// model fails with providers.KindBadRequest when Model is empty too.
 	Model string
 	// HTTPClient sends the requests. Nil means a client of its own whose
-	// transport keeps up to 64 idle connections per host. Its Timeout, if
-	// set, also bounds streams as a whole; leave it zero and use Timeout.
+	// transport keeps up to 64 idle connections per host and connects
+	// within DialTimeout. Its Timeout, if set, also bounds streams as a
+	// whole; leave it zero and use Timeout.
 	HTTPClient *http.Client
+	// DialTimeout bounds connecting to the endpoint, name resolution
+	// included, when HTTPClient is nil (a client passed in keeps its own
+	// dialer). A connection that cannot be made fails with
+	// providers.KindUnavailable. Zero means DefaultDialTimeout (5 s);
+	// negative means no bound beyond the context's and Timeout.
+	DialTimeout time.Duration
 	// Timeout bounds each attempt. For Chat it is a bound on the whole call.
 	// For Stream it bounds the wait for the response headers and then every
 	// wait for more of the body (an idle bound), not the stream as a whole,
@@ -44,10 +54,16 @@ type Options struct {
 	// goes quiet for Timeout fails with providers.KindTimeout. Zero means
 	// DefaultTimeout (120 s); negative means no bound beyond the context's.
 	Timeout time.Duration
-	// Retry says how failed calls are repeated: Chat as a whole, Stream until
-	// its first chunk (see providers.WithRetry). Nil means the default policy
-	// (3 retries, 1 s doubling to 30 s, 25 % jitter, Retry-After honoured);
-	// &providers.RetryPolicy{MaxRetries: -1} disables retrying.
+	// Retry says how failed calls are repeated when the Provider is called
+	// directly: Chat as a whole, Stream until its first chunk (see
+	// providers.WithRetry). Nil means the default policy (3 attempts in
+	// all, 1 s doubling to 30 s, 25 % jitter, Retry-After honoured up to
+	// 30 s, 250 ms after an unreachable endpoint);
+	// &providers.RetryPolicy{MaxAttempts: 1} disables retrying.
+	//
+	// It does not apply under actors.Runtime: the runtime takes this layer
+	// off (Provider.SingleAttempt) and retries model calls itself with its
+	// Config.Retry, so that a call is retried by one layer only.
 	Retry *providers.RetryPolicy
 	// Logger receives a debug event per attempt (name, base URL, model,
 	// attempt, status, duration) and per retry. The zero Logger discards.

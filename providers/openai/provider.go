@@ -17,12 +17,17 @@ import (
 
 // Provider is a providers.Provider for an OpenAI-compatible endpoint. It is
 // safe for concurrent use.
+//
+// Chat and Stream retry failed calls as Options.Retry says. A Provider is a
+// providers.Retrier: actors.Runtime calls its SingleAttempt and retries
+// model calls itself, with its own Config.Retry, so that a call made
+// through the runtime is retried by one layer only.
 type Provider struct {
 	api   *api
 	inner providers.Provider // api, wrapped by the retry policy
 }
 
-var _ providers.Provider = (*Provider)(nil)
+var _ providers.Retrier = (*Provider)(nil)
 
 // api makes single attempts; Provider retries them.
 type api struct {
@@ -56,7 +61,11 @@ func New(opts Options) (*Provider, error) {
 	base = strings.TrimRight(base, "/")
 	hc := opts.HTTPClient
 	if hc == nil {
-		hc = newHTTPClient()
+		dial := opts.DialTimeout
+		if dial == 0 {
+			dial = DefaultDialTimeout
+		}
+		hc = newHTTPClient(dial)
 	}
 	cfg := oai.DefaultConfig(opts.APIKey)
 	cfg.BaseURL = base
@@ -106,6 +115,10 @@ func (p *Provider) Model() string { return p.api.model }
 
 // BaseURL returns the API root requests are sent under.
 func (p *Provider) BaseURL() string { return p.api.baseURL }
+
+// SingleAttempt implements providers.Retrier: it returns the provider
+// without its retry layer, whose Chat and Stream make one attempt each.
+func (p *Provider) SingleAttempt() providers.Provider { return p.api }
 
 // Chat implements providers.Provider: it sends req and returns the first
 // choice of the reply, retrying as Options.Retry says. Errors are

@@ -171,7 +171,7 @@ func TestStream_Endings(t *testing.T) {
 			"Hello", true, providers.KindTimeout, true, 1},
 		{"cut before the first chunk is retried",
 			sseHeader + "Connection: close\r\n\r\n" + ": keep-alive\n\n",
-			"", true, providers.KindTimeout, true, 4},
+			"", true, providers.KindTimeout, true, 3},
 		{"ends after the finish reason without [DONE]",
 			sseHeader + "Connection: close\r\n\r\n" + data(chunk("Hi", "stop")),
 			"Hi", false, 0, false, 1},
@@ -304,7 +304,7 @@ func TestStream_IdleTimeout(t *testing.T) {
 		// Quiet after the first chunk: the stream fails, no retry.
 		{"idle after a chunk", reply{events: []string{chunk("Hi", "")}, block: true}, "Hi", 1},
 		// Quiet before the first chunk: each attempt times out and is retried.
-		{"idle before the first chunk", reply{block: true}, "", 4},
+		{"idle before the first chunk", reply{block: true}, "", 3},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

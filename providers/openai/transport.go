@@ -2,6 +2,7 @@ package openai
 
 import (
 	"context"
+	"net"
 	"net/http"
 	"time"
 )
@@ -39,10 +40,13 @@ func (d doer) Do(req *http.Request) (*http.Response, error) {
 }
 
 // newHTTPClient returns the client used when Options.HTTPClient is nil: no
-// overall timeout (Options.Timeout bounds calls through their contexts) and
-// a connection pool sized for many concurrent sessions.
-func newHTTPClient() *http.Client {
+// overall timeout (Options.Timeout bounds calls through their contexts),
+// connections (name resolution included) bounded by dial, which is
+// negative for no bound, and a connection pool sized for many concurrent
+// sessions.
+func newHTTPClient(dial time.Duration) *http.Client {
 	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.DialContext = (&net.Dialer{Timeout: max(dial, 0), KeepAlive: 30 * time.Second}).DialContext
 	t.MaxIdleConns = 256
 	t.MaxIdleConnsPerHost = 64
 	t.IdleConnTimeout = 90 * time.Second

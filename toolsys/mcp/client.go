@@ -43,7 +43,11 @@ type Client struct {
 
 	done    chan struct{} // closed when the session has ended
 	doneErr error         // why, readable once done is closed
-	closed  atomic.Bool
+	closed  atomic.Bool   // Close was called
+	// died is set when the session ended before Close was called: the
+	// server exited or its connection broke. A call that fails then is
+	// the server's failure, even if Close runs before the call reports it.
+	died atomic.Bool
 
 	refresh     chan struct{} // a tools/list_changed notification is pending
 	stopRefresh context.CancelFunc
@@ -94,6 +98,9 @@ func Connect(ctx context.Context, cfg ServerConfig, opts Options) (*Client, erro
 			err = errors.New("the session ended")
 		}
 		c.doneErr = err
+		if !c.closed.Load() {
+			c.died.Store(true)
+		}
 		close(c.done)
 	}()
 	if err := c.list(ictx); err != nil {
@@ -222,7 +229,7 @@ func (c *Client) Err() error {
 
 // downError says that the session is over, for operation op.
 func (c *Client) downError(op string) error {
-	if c.closed.Load() {
+	if c.closedFirst() {
 		return &ServerError{Server: c.cfg.Name, Op: op, Err: ErrClosed}
 	}
 	err := fmt.Errorf("the server exited or its connection broke: %w", c.doneErr)
@@ -354,7 +361,7 @@ func (c *Client) GetPrompt(ctx context.Context, name string, args map[string]str
 
 // usable fails fast when the session is over.
 func (c *Client) usable(op string) error {
-	if c.closed.Load() {
+	if c.closedFirst() {
 		return &ServerError{Server: c.cfg.Name, Op: op, Err: ErrClosed}
 	}
 	select {
@@ -369,7 +376,7 @@ func (c *Client) usable(op string) error {
 // session wraps ErrServerUnavailable.
 func (c *Client) wrap(ctx context.Context, op string, err error) error {
 	switch {
-	case c.closed.Load():
+	case c.closedFirst():
 		return &ServerError{Server: c.cfg.Name, Op: op, Err: fmt.Errorf("%w: %w", ErrClosed, err)}
 	case ctx.Err() != nil:
 		return &ServerError{Server: c.cfg.Name, Op: op, Err: err}
@@ -381,6 +388,10 @@ func (c *Client) wrap(ctx context.Context, op string, err error) error {
 	}
 	return &ServerError{Server: c.cfg.Name, Op: op, Err: err}
 }
+
+// closedFirst reports whether Close was called before the session ended
+// of itself, so that a failure is ErrClosed rather than the server's.
+func (c *Client) closedFirst() bool { return c.closed.Load() && !c.died.Load() }
 
 // Close ends the session: for a stdio server, its stdin is closed, and it
 // is terminated if it does not exit within two seconds. Calls in flight

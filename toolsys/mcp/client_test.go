@@ -345,3 +345,40 @@ func TestConnect_StderrInError(t *testing.T) {
 		t.Fatalf("error = %v, want the server's stderr", err)
 	}
 }
+
+// TestClient_DiedThenClosed closes a client whose server has died, as its
+// connection actor does, and checks that the failure is still reported as
+// the server's (ErrServerUnavailable), not as a close by the caller.
+func TestClient_DiedThenClosed(t *testing.T) {
+	m := newInMemory(t, func(s *sdk.Server) {
+		s.AddTool(&sdk.Tool{Name: "noop", InputSchema: json.RawMessage(`{"type":"object"}`)}, func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+			return &sdk.CallToolResult{}, nil
+		})
+	})
+	c, err := mcp.Connect(t.Context(), m.config("dies"), mcp.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.kill()
+	<-c.Done()
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for name, err := range map[string]error{
+		"Err":      c.Err(),
+		"CallTool": func() error { _, err := c.CallTool(t.Context(), "noop", nil); return err }(),
+	} {
+		if !errors.Is(err, mcp.ErrServerUnavailable) || errors.Is(err, mcp.ErrClosed) {
+			t.Errorf("%s = %v, want ErrServerUnavailable and not ErrClosed", name, err)
+		}
+	}
+
+	c2, err := mcp.Connect(t.Context(), m.config("closed"), mcp.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = c2.Close()
+	if _, err := c2.CallTool(t.Context(), "noop", nil); !errors.Is(err, mcp.ErrClosed) {
+		t.Errorf("CallTool after Close = %v, want ErrClosed", err)
+	}
+}
