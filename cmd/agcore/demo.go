@@ -137,7 +137,7 @@ func runDemo(cmd *cobra.Command, a *app, o demoOptions) error {
 		return err
 	}
 	provider, err := openai.New(openai.Options{
-		BaseURL: o.baseURL, APIKey: o.apiKey, Model: o.model, Logger: component(base, "openai"),
+		BaseURL: o.baseURL, APIKey: o.apiKey, Model: o.model, Logger: component(base, "openai"), Redactor: a.redactor,
 	})
 	if err != nil {
 		return err
