@@ -116,12 +116,8 @@ func (w *Workspace) Rel(abs string) string {
 // false when p is neither root nor below one.
 func (w *Workspace) local(p string) (rel string, ok bool) {
 	for _, base := range []string{w.root, w.given} {
-		rel, err := filepath.Rel(base, p)
-		if err == nil && filepath.IsLocal(rel) {
+		if rel, err := filepath.Rel(base, p); err == nil && filepath.IsLocal(rel) {
 			return rel, true
-		}
-		if err == nil && rel == "." {
-			return ".", true
 		}
 	}
 	return "", false
@@ -145,7 +141,7 @@ func (w *Workspace) lexical(path string) (string, error) {
 		}
 		return rel, nil
 	}
-	if p != "." && !filepath.IsLocal(p) {
+	if !filepath.IsLocal(p) {
 		return "", &PathError{Path: path, Err: ErrOutsideWorkspace}
 	}
 	return p, nil
