@@ -108,6 +108,11 @@ func TestFileTools_SymlinkSwapRace(t *testing.T) {
 			escapes = append(escapes, fmt.Sprintf("%s outside the workspace changed to %q", name, content))
 		}
 	}
+	for name := range before {
+		if _, ok := after[name]; !ok {
+			escapes = append(escapes, fmt.Sprintf("%s was removed outside the workspace", name))
+		}
+	}
 	t.Logf("%d rounds of %d calls, %d exchanges", *fileRaceIterations, len(calls), swaps.Load())
 	if len(escapes) > 0 {
 		t.Fatalf("%d escapes from the workspace:\n%s", len(escapes), strings.Join(escapes, "\n"))
@@ -126,25 +131,38 @@ func fileTools(opts Options) []toolsys.Tool {
 	}
 }
 
-// snapshotTree returns the regular files under dir, by relative path, with
-// their content.
+// snapshotTree returns every entry under dir, by relative path: a regular
+// file's content, a symlink's target, "(dir)" or the type of anything else.
 func snapshotTree(t *testing.T, dir string) map[string]string {
 	t.Helper()
-	files := map[string]string{}
+	entries := map[string]string{}
 	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
-		if err != nil || !d.Type().IsRegular() {
-			return err
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
+		if err != nil || p == dir {
 			return err
 		}
 		rel, _ := filepath.Rel(dir, p)
-		files[rel] = string(b)
+		switch {
+		case d.Type().IsRegular():
+			b, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			entries[rel] = string(b)
+		case d.Type()&os.ModeSymlink != 0:
+			target, err := os.Readlink(p)
+			if err != nil {
+				return err
+			}
+			entries[rel] = "-> " + target
+		case d.IsDir():
+			entries[rel] = "(dir)"
+		default:
+			entries[rel] = d.Type().String()
+		}
 		return nil
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return files
+	return entries
 }
