@@ -99,6 +99,7 @@ func Build(ctx context.Context, c *Config, opts BuildOptions) (*Built, error) {
 	if err != nil {
 		return nil, fmt.Errorf("config: workspace: %w", err)
 	}
+	b.closers = append(b.closers, ws.Close)
 	durability, err := parseDurability(c.Durability)
 	if err != nil {
 		return nil, fmt.Errorf("config: %w", err)

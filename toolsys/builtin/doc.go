@@ -16,12 +16,20 @@
 // # Files
 //
 // The file tools (read_file, write_file, edit_file, list_dir, glob, grep)
-// resolve every path through the call's toolsys.Workspace, so nothing
-// outside the workspace root is read or written, also not through a
-// symlink. Without a workspace they refuse to run. Paths in their output are
-// relative to the workspace root, with forward slashes. Writes are atomic: a
-// temporary file in the target's directory is written, synced and renamed
-// over the target. Directory walks never follow symlinks and skip .git.
+// reach files only through the call's toolsys.Workspace: a path is mapped to
+// a name inside the workspace (symlinks that stay inside are followed, ones
+// that lead outside are refused with an error naming the link), and every
+// open, stat, create, rename and walk then goes through the workspace's
+// os.Root, so a directory swapped for a symlink between a check and an open
+// cannot lead outside. Without a workspace they refuse to run. They read and
+// write regular files only: a named pipe, socket or device is refused at
+// once (never blocked on), and a file with more than one hard link is
+// refused unless Options.AllowHardlinks is set, since its other name may lie
+// outside the workspace. Paths in their output are relative to the
+// workspace root, with forward slashes. Writes are atomic: a temporary file
+// in the target's directory is written, synced and renamed over the target,
+// all relative to that directory. Directory walks never follow symlinks and
+// skip .git; grep skips what it may not read.
 //
 // # Commands
 //

@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"github.com/rs/zerolog"
+
+	"github.com/agcore/agcore/toolsys"
 )
 
 // Options configures the built-in tools. The zero value is valid: every
@@ -36,6 +38,13 @@ type Options struct {
 	// bash_process. Nil means All creates one, which nobody closes: pass
 	// your own and Close it when the tools are no longer used.
 	Processes *ProcessManager
+	// AllowHardlinks lets read_file, edit_file, write_file and grep work
+	// on a regular file whose link count is above 1. False (the default)
+	// refuses such a file: a hard link made inside the workspace (by a
+	// bash command, say) to a file outside it is that outside file, and no
+	// path check can see it. Set it for workspaces that use hard links on
+	// purpose (some package managers' stores).
+	AllowHardlinks bool
 	// Logger receives diagnostics. The zero Logger discards them.
 	Logger zerolog.Logger
 }
@@ -50,6 +59,11 @@ const (
 	DefaultGrepMaxResults = 200
 	DefaultGlobMaxResults = 500
 )
+
+// filePolicy is the workspace file policy o asks for.
+func (o Options) filePolicy() toolsys.FilePolicy {
+	return toolsys.FilePolicy{AllowHardlinks: o.AllowHardlinks}
+}
 
 // withDefaults returns a copy of o with every zero field filled in. It does
 // not create a ProcessManager.
