@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"github.com/rs/zerolog"
+
+	"github.com/agcore/agcore/toolsys/sandbox"
 )
 
 // Options configures the built-in tools. The zero value is valid: every
@@ -32,6 +34,13 @@ type Options struct {
 	GrepMaxResults int
 	// GlobMaxResults caps the paths glob returns. Zero means 500.
 	GlobMaxResults int
+	// Sandbox confines bash's commands, foreground and background, and
+	// decides what happens where it cannot. Nil means
+	// sandbox.New(sandbox.Config{Logger: Logger}): commands write only in
+	// the workspace and their private directory, connect nowhere, and are
+	// refused on a host that cannot confine them. All shares one between
+	// bash and bash_process.
+	Sandbox *sandbox.Sandbox
 	// Processes holds bash's background processes, shared with
 	// bash_process. Nil means All creates one, which nobody closes: pass
 	// your own and Close it when the tools are no longer used.
@@ -52,7 +61,8 @@ const (
 )
 
 // withDefaults returns a copy of o with every zero field filled in. It does
-// not create a ProcessManager.
+// not create a ProcessManager; a Sandbox it creates probes nothing until
+// used.
 func (o Options) withDefaults() Options {
 	if o.BashTimeout <= 0 {
 		o.BashTimeout = DefaultBashTimeout
@@ -77,6 +87,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.GlobMaxResults <= 0 {
 		o.GlobMaxResults = DefaultGlobMaxResults
+	}
+	if o.Sandbox == nil {
+		o.Sandbox = sandbox.New(sandbox.Config{Logger: o.Logger})
 	}
 	return o
 }
