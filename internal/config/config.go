@@ -71,6 +71,8 @@ type Config struct {
 	Permissions Permissions `yaml:"permissions"`
 	// Limits bound turns and sessions.
 	Limits Limits `yaml:"limits"`
+	// Sandbox confines bash's commands. Its mode defaults to "refuse".
+	Sandbox Sandbox `yaml:"sandbox"`
 }
 
 // Provider is one model endpoint.
@@ -213,6 +215,7 @@ func Default() *Config {
 			{Name: "mock", Type: TypeScripted},
 		},
 		Permissions: Permissions{Mode: "accept-edits"},
+		Sandbox:     Sandbox{Mode: "refuse"},
 		Limits: Limits{
 			MaxRoundTrips:    DefaultMaxRoundTrips,
 			ToolTimeout:      DefaultToolTimeout,
@@ -249,6 +252,9 @@ func (c *Config) fillDefaults() {
 	}
 	if c.Permissions.Mode == "" {
 		c.Permissions.Mode = d.Permissions.Mode
+	}
+	if c.Sandbox.Mode == "" {
+		c.Sandbox.Mode = d.Sandbox.Mode
 	}
 	if c.Limits.MaxRoundTrips == 0 {
 		c.Limits.MaxRoundTrips = d.Limits.MaxRoundTrips

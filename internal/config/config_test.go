@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -15,6 +16,7 @@ import (
 	"github.com/agcore/agcore/memory"
 	"github.com/agcore/agcore/messages"
 	"github.com/agcore/agcore/toolsys"
+	"github.com/agcore/agcore/toolsys/sandbox"
 )
 
 func TestLoad_Example(t *testing.T) {
@@ -97,6 +99,9 @@ func TestParse_Errors(t *testing.T) {
 		{"negative limit", "limits:\n  max_parallel_tools: -2\n", `agcore.yaml:2: limits.max_parallel_tools: must not be negative, got -2`},
 		{"negative timeout", "limits:\n  tool_timeout: -1s\n", `agcore.yaml:2: limits.tool_timeout: must not be negative, got -1s`},
 		{"mid turn", "limits:\n  mid_turn: drop\n", `agcore.yaml:2: limits.mid_turn: unknown mid-turn policy "drop" (known: queue, interrupt, reject)`},
+		{"sandbox mode", "sandbox:\n  mode: off\n", `agcore.yaml:2: sandbox.mode: unknown mode "off" (known: refuse, warn)`},
+		{"sandbox port", "sandbox:\n  allow_ports:\n    - 443\n    - 0\n", `agcore.yaml:4: sandbox.allow_ports[1]: 0 is not a TCP port (1-65535)`},
+		{"sandbox path", "sandbox:\n  extra_write_paths: [cache]\n", `agcore.yaml:2: sandbox.extra_write_paths[0]: "cache" is not an absolute path`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -321,5 +326,28 @@ mcp_servers:
 	defer built2.Close()
 	if len(built2.Runtime.MCPServers) != 0 {
 		t.Errorf("SkipMCP kept %d servers", len(built2.Runtime.MCPServers))
+	}
+}
+
+func TestBuild_Sandbox(t *testing.T) {
+	cfg, err := Parse("agcore.yaml", []byte("sandbox:\n  mode: warn\n  allow_ports: [443]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Workspace = t.TempDir()
+	built, err := Build(t.Context(), cfg, BuildOptions{SkipMCP: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer built.Close()
+	if built.Sandbox.Mode() != sandbox.Warn || !slices.Equal(built.Sandbox.AllowPorts(), []int{443}) {
+		t.Fatalf("sandbox mode %v, ports %v", built.Sandbox.Mode(), built.Sandbox.AllowPorts())
+	}
+	def, err := Parse("agcore.yaml", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if def.Sandbox.Mode != "refuse" {
+		t.Fatalf("default sandbox mode %q, want refuse", def.Sandbox.Mode)
 	}
 }

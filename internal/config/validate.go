@@ -77,6 +77,7 @@ func (c *Config) validate() []Problem {
 		}
 	}
 	validateLimits(&ps, "limits", c.Limits, true)
+	c.validateSandbox(&ps)
 	return ps
 }
 
