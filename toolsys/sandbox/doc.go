@@ -62,10 +62,11 @@
 // processes through /proc. Run by root, it keeps only the capabilities
 // over file ownership (CAP_CHOWN, CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH,
 // CAP_FOWNER, CAP_FSETID); raw sockets, mounts, modules, device nodes and
-// the rest are gone. The seccomp filter makes Multipath TCP sockets fail
-// (Landlock does not check their connections; clients fall back to plain
-// TCP, which it does) and refuses io_uring, which creates sockets without
-// the socket system call.
+// the rest are gone. The seccomp filter closes what Landlock's TCP rules
+// miss: Multipath TCP sockets fail (clients fall back to plain TCP, which
+// Landlock checks), so does a send with MSG_FASTOPEN (TCP Fast Open
+// connects without the connect call), and io_uring, which creates sockets
+// without the socket call, is refused.
 //
 // PATH keeps only the directories a command may execute from, so that a
 // shell goes on to the next one instead of failing on a program it may

@@ -8,8 +8,9 @@ import (
 )
 
 // netOp tries one operation and returns "ok" or the error: "mptcp-connect:PORT"
-// (a Multipath TCP socket to 127.0.0.1:PORT), "tcp-connect:PORT", "tcp-bind"
-// (on an ephemeral port) or "raw-socket".
+// (a Multipath TCP socket to 127.0.0.1:PORT), "tcp-connect:PORT",
+// "tcp-fastopen:PORT" (a TCP Fast Open sendto, which connects without
+// connect), "tcp-bind" (on an ephemeral port) or "raw-socket".
 func netOp(op string) string {
 	name, arg, _ := strings.Cut(op, ":")
 	port, _ := strconv.Atoi(arg)
@@ -24,6 +25,10 @@ func netOp(op string) string {
 	case "tcp-connect":
 		if fd, err = unix.Socket(unix.AF_INET, unix.SOCK_STREAM, 0); err == nil {
 			err = unix.Connect(fd, loopback)
+		}
+	case "tcp-fastopen":
+		if fd, err = unix.Socket(unix.AF_INET, unix.SOCK_STREAM, 0); err == nil {
+			err = unix.Sendto(fd, []byte("x"), unix.MSG_FASTOPEN, loopback)
 		}
 	case "tcp-bind":
 		if fd, err = unix.Socket(unix.AF_INET, unix.SOCK_STREAM, 0); err == nil {

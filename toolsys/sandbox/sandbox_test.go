@@ -220,6 +220,7 @@ func TestStart_Network(t *testing.T) {
 	}{
 		{name: "TCP connect", op: "tcp-connect:" + port, want: "permission denied"},
 		{name: "Multipath TCP connect", op: "mptcp-connect:" + port, want: "protocol not supported"},
+		{name: "TCP Fast Open", op: "tcp-fastopen:" + port, want: "operation not supported"},
 		{name: "Multipath TCP to an allowed port", ports: []int{ln.Addr().(*net.TCPAddr).Port}, op: "mptcp-connect:" + port, want: "protocol not supported"},
 		{name: "TCP connect to an allowed port", ports: []int{ln.Addr().(*net.TCPAddr).Port}, op: "tcp-connect:" + port, want: "ok"},
 		{name: "TCP bind", ports: []int{ln.Addr().(*net.TCPAddr).Port}, op: "tcp-bind", want: "permission denied"},
