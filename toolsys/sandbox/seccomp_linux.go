@@ -12,8 +12,9 @@ import (
 
 // denySocketBypass installs the seccomp filter of socketFilter on the
 // calling thread (no_new_privs is already set by Landlock). On an
-// architecture without a table it installs nothing: Multipath TCP then
-// escapes the port rules there.
+// architecture without a table (other than amd64 and arm64) it installs
+// nothing: Multipath TCP, TCP Fast Open and io_uring then escape the port
+// rules there.
 func denySocketBypass() error {
 	archs, ok := filterRules(runtime.GOARCH)
 	if !ok {
