@@ -31,7 +31,13 @@ func confineAndExec(sp spec, status *os.File) error {
 	if err != nil {
 		return err
 	}
-	syscall.CloseOnExec(statusFD)
+	// Landlock checks opening a file, not using a descriptor opened
+	// before: one this process inherited without close-on-exec (from a
+	// careless parent of the program) must not reach the command. This
+	// includes statusFD, which the exec then closes.
+	if err := unix.CloseRange(3, ^uint(0), unix.CLOSE_RANGE_CLOEXEC); err != nil {
+		return fmt.Errorf("close inherited descriptors: %w", err)
+	}
 	if _, err := fmt.Fprintf(status, "confined %d\n", abi); err != nil {
 		return fmt.Errorf("report to the parent: %w", err)
 	}

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -271,5 +272,24 @@ func TestStart_Rejects(t *testing.T) {
 				t.Fatalf("err = %v, want one containing %q", err, tt.want)
 			}
 		})
+	}
+}
+
+func TestStart_InheritedDescriptorsAreClosed(t *testing.T) {
+	requireConfined(t)
+	secret := filepath.Join(t.TempDir(), "secret")
+	if err := os.WriteFile(secret, []byte("TOP-SECRET\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// A descriptor this process inherited without close-on-exec, as from
+	// a careless parent, leaks into every child os/exec starts.
+	fd, err := syscall.Open(secret, syscall.O_RDONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer syscall.Close(fd)
+	out, err := run(t, sandbox.New(sandbox.Config{}), t.TempDir(), fmt.Sprintf("cat <&%d", fd))
+	if err == nil || strings.Contains(out, "TOP-SECRET") {
+		t.Fatalf("the command read a descriptor opened outside the sandbox: %v\n%s", err, out)
 	}
 }
