@@ -249,17 +249,18 @@ func TestBash_ConfinedGoBuild(t *testing.T) {
 	writeFiles(t, root, map[string]string{
 		"hello/go.mod":  "module example.com/hello\n\ngo 1.21\n",
 		"hello/main.go": "package main\n\nimport \"fmt\"\n\nfunc main() { fmt.Println(\"hello from go\") }\n",
+		"hello/main_test.go": "package main\n\nimport \"testing\"\n\nfunc TestHello(t *testing.T) {}\n",
 	})
 	// The build cache is shared through ExtraWritePaths; GOPATH stays in
 	// the workspace.
 	sb := sandbox.New(sandbox.Config{ExtraWritePaths: []string{cache}})
 	r, err := NewBash(Options{Sandbox: sb}, nil).Execute(context.Background(), BashParams{
-		Command:        "cd hello && go build -o hello . && ./hello",
+		Command:        "cd hello && go build -o hello . && ./hello && go test -count=1 . | cut -f1",
 		Env:            map[string]string{"GOCACHE": cache, "GOPATH": filepath.Join(root, "gopath"), "GOTOOLCHAIN": "local", "GOFLAGS": "-mod=mod"},
 		TimeoutSeconds: 600,
 	}, tc)
 	r = mustOK(t, r, err)
-	if r.Content != "hello from go\n" {
+	if r.Content != "hello from go\nok  \n" {
 		t.Fatalf("content %q", r.Content)
 	}
 }

@@ -13,10 +13,11 @@ import (
 // capability c: only those that let it work on files it does not own, so
 // that a workspace owned by another user stays usable. The rest (raw
 // sockets, network administration, mounts, modules, device nodes, reboot,
-// changing user...) are beyond what Landlock restricts, and are dropped.
+// changing user, opening files by handle with CAP_DAC_READ_SEARCH...) are
+// beyond what Landlock restricts, and are dropped.
 func keptCapability(c int) bool {
 	switch c {
-	case unix.CAP_CHOWN, unix.CAP_DAC_OVERRIDE, unix.CAP_DAC_READ_SEARCH, unix.CAP_FOWNER, unix.CAP_FSETID:
+	case unix.CAP_CHOWN, unix.CAP_DAC_OVERRIDE, unix.CAP_FOWNER, unix.CAP_FSETID:
 		return true
 	}
 	return false

@@ -72,7 +72,7 @@ func confine(sp spec) (int, error) {
 	if err := dropCapabilities(); err != nil {
 		return 0, err
 	}
-	if err := denySocketBypass(); err != nil {
+	if err := denySocketBypass(abi); err != nil {
 		return 0, err
 	}
 	return abi, nil

@@ -60,13 +60,16 @@
 // abstract UNIX sockets of processes outside its sandbox, and with any
 // ABI it cannot read the memory, environment or open files of such
 // processes through /proc. Run by root, it keeps only the capabilities
-// over file ownership (CAP_CHOWN, CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH,
-// CAP_FOWNER, CAP_FSETID); raw sockets, mounts, modules, device nodes and
-// the rest are gone. The seccomp filter closes what Landlock's TCP rules
-// miss: Multipath TCP sockets fail (clients fall back to plain TCP, which
-// Landlock checks), so does a send with MSG_FASTOPEN (TCP Fast Open
-// connects without the connect call), and io_uring, which creates sockets
-// without the socket call, is refused.
+// over file ownership (CAP_CHOWN, CAP_DAC_OVERRIDE, CAP_FOWNER,
+// CAP_FSETID); raw sockets, mounts, modules, device nodes, file handles and
+// the rest are gone. It gets no file descriptor but stdin, stdout and
+// stderr. A seccomp filter closes what Landlock misses: Multipath TCP
+// sockets fail (clients fall back to plain TCP, which Landlock checks), so
+// does a send with MSG_FASTOPEN (TCP Fast Open connects without the
+// connect call); io_uring, the kernel keyrings and open_by_handle_at are
+// refused; and below ABI 9, where Landlock does not check connecting to a
+// UNIX socket by path (the docker or systemd socket), no UNIX socket can be
+// made (socketpair still works).
 //
 // PATH keeps only the directories a command may execute from, so that a
 // shell goes on to the next one instead of failing on a program it may
@@ -90,7 +93,7 @@
 // Landlock cannot restrict some operations on files outside the allowed
 // hierarchies: stat, chmod, chown, utime, setxattr and access(2) still
 // work on any path the user could reach. UDP is not restricted below ABI
-// 10, nor connecting to a pathname UNIX socket below ABI 9. Processes
+// 10, nor other protocols than TCP and UDP (SCTP, ICMP sockets). Processes
 // started by a command run confined too, but one that leaves the process
 // group outlives the command.
 package sandbox

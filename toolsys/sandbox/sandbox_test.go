@@ -189,9 +189,8 @@ func TestStart_ProcessRestrictions(t *testing.T) {
 		}
 	}
 	if os.Geteuid() == 0 {
-		// Root keeps only CHOWN, DAC_OVERRIDE, DAC_READ_SEARCH, FOWNER and
-		// FSETID.
-		for _, want := range []string{"CapBnd:\t000000000000001f", "CapEff:\t000000000000001f"} {
+		// Root keeps only CHOWN, DAC_OVERRIDE, FOWNER and FSETID.
+		for _, want := range []string{"CapBnd:\t000000000000001b", "CapEff:\t000000000000001b"} {
 			if !strings.Contains(out, want) {
 				t.Errorf("no %q in\n%s", want, out)
 			}
@@ -213,6 +212,15 @@ func TestStart_Network(t *testing.T) {
 	}
 	defer ln.Close()
 	port := strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
+	// A UNIX socket outside the sandbox stands for the docker or systemd
+	// socket.
+	sock := filepath.Join(t.TempDir(), "daemon.sock")
+	uln, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer uln.Close()
+
 	tests := []struct {
 		name  string
 		ports []int
@@ -226,6 +234,7 @@ func TestStart_Network(t *testing.T) {
 		{name: "TCP connect to an allowed port", ports: []int{ln.Addr().(*net.TCPAddr).Port}, op: "tcp-connect:" + port, want: "ok"},
 		{name: "TCP bind", ports: []int{ln.Addr().(*net.TCPAddr).Port}, op: "tcp-bind", want: "permission denied"},
 		{name: "raw socket", op: "raw-socket", want: "operation not permitted"},
+		{name: "UNIX socket outside", op: "unix-connect:" + sock, want: "permission denied"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

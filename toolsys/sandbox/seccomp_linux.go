@@ -10,13 +10,12 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// denySocketBypass installs the seccomp filter of socketFilter on the
-// calling thread (no_new_privs is already set by Landlock). On an
-// architecture without a table (other than amd64 and arm64) it installs
-// nothing: Multipath TCP, TCP Fast Open and io_uring then escape the port
-// rules there.
-func denySocketBypass() error {
-	archs, ok := filterRules(runtime.GOARCH)
+// denySocketBypass installs the seccomp filter of socketFilter, for
+// Landlock ABI abi, on the calling thread (no_new_privs is already set by
+// Landlock). On an architecture without a table (other than amd64 and
+// arm64) it installs nothing: what the filter closes stays open there.
+func denySocketBypass(abi int) error {
+	archs, ok := filterRules(runtime.GOARCH, abi)
 	if !ok {
 		return nil
 	}
