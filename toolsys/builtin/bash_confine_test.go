@@ -59,6 +59,8 @@ func TestBash_ConfinedAttacksFail(t *testing.T) {
 		{name: "hard link to a file outside", command: "ln ../secret.txt hl && cat hl", absent: "ws/hl"},
 		{name: "symbolic link to a file outside", command: "ln -s ../secret.txt sl; cat sl"},
 		{name: "move a file outside", command: "mv README ../README", absent: "README"},
+		{name: "truncate a file outside", command: "truncate -s 0 ../secret.txt"},
+		{name: "overwrite a file outside", command: "echo x > ../secret.txt"},
 		{name: "read ~/.ssh", command: "cat " + filepath.Join(home, ".ssh/id_rsa")},
 		{name: "list ~/.ssh", command: "ls " + filepath.Join(home, ".ssh")},
 		{name: "read the agent's environment", command: "cat /proc/$PPID/environ"},
@@ -73,6 +75,9 @@ func TestBash_ConfinedAttacksFail(t *testing.T) {
 				if strings.Contains(r.Content, secret) {
 					t.Fatalf("output shows %q:\n%s", secret, r.Content)
 				}
+			}
+			if got := readFile(t, outside, "secret.txt"); got != "TOP-SECRET\n" {
+				t.Fatalf("secret.txt changed to %q", got)
 			}
 			if tt.absent != "" {
 				if _, err := os.Lstat(filepath.Join(outside, tt.absent)); !errors.Is(err, os.ErrNotExist) {
