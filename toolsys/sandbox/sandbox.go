@@ -60,12 +60,12 @@ func (s *Sandbox) AllowPorts() []int { return slices.Clone(s.cfg.AllowPorts) }
 // seccomp filter forbids Landlock, or when bash cannot run under the
 // rules. The answer is kept, except when ctx ends the probe.
 func (s *Sandbox) Status(ctx context.Context) Status {
-	st, _ := s.status0(ctx)
+	st, _ := s.statusOrErr(ctx)
 	return st
 }
 
-// status0 is Status, and ctx's error when it cut the probe short.
-func (s *Sandbox) status0(ctx context.Context) (Status, error) {
+// statusOrErr is Status, and ctx's error when it cut the probe short.
+func (s *Sandbox) statusOrErr(ctx context.Context) (Status, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.probed {
@@ -84,7 +84,7 @@ func (s *Sandbox) status0(ctx context.Context) (Status, error) {
 // warning), or refuse it (Refuse mode: an *UnavailableError). It returns
 // ctx's error when ctx ends the probe.
 func (s *Sandbox) Check(ctx context.Context) (Status, error) {
-	st, err := s.status0(ctx)
+	st, err := s.statusOrErr(ctx)
 	switch {
 	case err != nil:
 		return st, err
@@ -154,7 +154,7 @@ func (s *Sandbox) executableName() string {
 // an *UnavailableError when the host cannot confine commands (whatever the
 // Mode: see Check), and with ctx's error when ctx ends first.
 func (s *Sandbox) Start(ctx context.Context, cmd *exec.Cmd, workspace string) (release func(), err error) {
-	st, err := s.status0(ctx)
+	st, err := s.statusOrErr(ctx)
 	if err != nil {
 		return nil, err
 	}
