@@ -101,6 +101,8 @@ func TestParse_Errors(t *testing.T) {
 		{"mid turn", "limits:\n  mid_turn: drop\n", `agcore.yaml:2: limits.mid_turn: unknown mid-turn policy "drop" (known: queue, interrupt, reject)`},
 		{"sandbox mode", "sandbox:\n  mode: off\n", `agcore.yaml:2: sandbox.mode: unknown mode "off" (known: refuse, warn)`},
 		{"sandbox port", "sandbox:\n  allow_ports:\n    - 443\n    - 0\n", `agcore.yaml:4: sandbox.allow_ports[1]: 0 is not a TCP port (1-65535)`},
+		{"sandbox env", "sandbox:\n  env: [GOCACHE]\n", `agcore.yaml:2: sandbox.env[0]: want NAME=value, got "GOCACHE"`},
+		{"sandbox home", "sandbox:\n  env: [HOME=/root]\n", `agcore.yaml:2: sandbox.env[0]: HOME is the command's private directory and cannot be set`},
 		{"sandbox path", "sandbox:\n  extra_write_paths: [cache]\n", `agcore.yaml:2: sandbox.extra_write_paths[0]: "cache" is not an absolute path`},
 	}
 	for _, tt := range tests {

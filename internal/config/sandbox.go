@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/rs/zerolog"
 
@@ -27,13 +28,18 @@ type Sandbox struct {
 	// ExtraWritePaths are absolute paths commands may also write (a
 	// shared build cache). Empty means none.
 	ExtraWritePaths []string `yaml:"extra_write_paths"`
+	// Env are variables ("NAME=value") every command starts with, such as
+	// GOCACHE=/var/cache/agcore/go-build for a build cache listed in
+	// extra_write_paths. HOME and TMPDIR are the command's own. Empty
+	// means none.
+	Env []string `yaml:"env"`
 }
 
 // sandboxConfig maps s onto the sandbox's configuration; s is valid.
 func (s Sandbox) sandboxConfig(log zerolog.Logger) sandbox.Config {
 	mode, _ := sandbox.ParseMode(s.Mode) // validated
 	return sandbox.Config{Mode: mode, AllowPorts: s.AllowPorts, ExtraReadPaths: s.ExtraReadPaths,
-		ExtraWritePaths: s.ExtraWritePaths, Logger: log}
+		ExtraWritePaths: s.ExtraWritePaths, Env: s.Env, Logger: log}
 }
 
 // validateSandbox checks the sandbox section, naming each key.
@@ -45,6 +51,15 @@ func (c *Config) validateSandbox(ps *problems) {
 	for i, p := range s.AllowPorts {
 		if p < 1 || p > 65535 {
 			ps.add(fmt.Sprintf("sandbox.allow_ports[%d]", i), "%d is not a TCP port (1-65535)", p)
+		}
+	}
+	for i, kv := range s.Env {
+		name, _, ok := strings.Cut(kv, "=")
+		switch {
+		case !ok || !envNameRE.MatchString(name):
+			ps.add(fmt.Sprintf("sandbox.env[%d]", i), "want NAME=value, got %q", kv)
+		case name == "HOME" || name == "TMPDIR":
+			ps.add(fmt.Sprintf("sandbox.env[%d]", i), "%s is the command's private directory and cannot be set", name)
 		}
 	}
 	for key, paths := range map[string][]string{"extra_read_paths": s.ExtraReadPaths, "extra_write_paths": s.ExtraWritePaths} {

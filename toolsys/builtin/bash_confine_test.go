@@ -252,16 +252,16 @@ func TestBash_ConfinedGoBuild(t *testing.T) {
 	cache := strings.TrimSpace(string(out))
 	tc, root, _ := confinedWorkspace(t)
 	writeFiles(t, root, map[string]string{
-		"hello/go.mod":  "module example.com/hello\n\ngo 1.21\n",
-		"hello/main.go": "package main\n\nimport \"fmt\"\n\nfunc main() { fmt.Println(\"hello from go\") }\n",
+		"hello/go.mod":       "module example.com/hello\n\ngo 1.21\n",
+		"hello/main.go":      "package main\n\nimport \"fmt\"\n\nfunc main() { fmt.Println(\"hello from go\") }\n",
 		"hello/main_test.go": "package main\n\nimport \"testing\"\n\nfunc TestHello(t *testing.T) {}\n",
 	})
-	// The build cache is shared through ExtraWritePaths; GOPATH stays in
-	// the workspace.
-	sb := sandbox.New(sandbox.Config{ExtraWritePaths: []string{cache}})
+	// The operator shares the build cache (ExtraWritePaths and Env); the
+	// call keeps GOPATH in the workspace.
+	sb := sandbox.New(sandbox.Config{ExtraWritePaths: []string{cache}, Env: []string{"GOCACHE=" + cache, "GOTOOLCHAIN=local"}})
 	r, err := NewBash(Options{Sandbox: sb}, nil).Execute(context.Background(), BashParams{
 		Command:        "cd hello && go build -o hello . && ./hello && go test -count=1 . | cut -f1",
-		Env:            map[string]string{"GOCACHE": cache, "GOPATH": filepath.Join(root, "gopath"), "GOTOOLCHAIN": "local", "GOFLAGS": "-mod=mod"},
+		Env:            map[string]string{"GOPATH": filepath.Join(root, "gopath"), "GOFLAGS": "-mod=mod"},
 		TimeoutSeconds: 600,
 	}, tc)
 	r = mustOK(t, r, err)

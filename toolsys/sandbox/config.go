@@ -67,6 +67,13 @@ type Config struct {
 	// write, such as a shared build cache (GOCACHE). Absolute paths. Nil
 	// means none.
 	ExtraWritePaths []string
+	// Env are variables ("NAME=value") every confined command starts
+	// with; the command's own environment overrides them. A shared Go
+	// build cache, for one, is GOCACHE=/var/cache/agcore/go-build here
+	// with that directory in ExtraWritePaths (by default GOCACHE is under
+	// the private HOME, empty for every command). HOME and TMPDIR cannot
+	// be set: they are the command's private directories. Nil means none.
+	Env []string
 	// Executable is the program re-executed to confine a command; it must
 	// call Main first thing in main. Empty means the running program
 	// (os.Executable).
@@ -97,6 +104,15 @@ func (c Config) Validate() error {
 			if err := checkPath(p); err != nil {
 				return fmt.Errorf("sandbox: %s[%d]: %w", f.name, i, err)
 			}
+		}
+	}
+	for i, kv := range c.Env {
+		name, _, ok := strings.Cut(kv, "=")
+		switch {
+		case !ok || name == "" || strings.ContainsRune(kv, 0):
+			return fmt.Errorf("sandbox: Env[%d]: %q is not NAME=value", i, kv)
+		case name == "HOME" || name == "TMPDIR":
+			return fmt.Errorf("sandbox: Env[%d]: %s is the command's private directory and cannot be set", i, name)
 		}
 	}
 	if c.Executable != "" && !filepath.IsAbs(c.Executable) {

@@ -38,6 +38,7 @@ func New(cfg Config) *Sandbox {
 	cfg.AllowPorts = slices.Clone(cfg.AllowPorts)
 	cfg.ExtraReadPaths = slices.Clone(cfg.ExtraReadPaths)
 	cfg.ExtraWritePaths = slices.Clone(cfg.ExtraWritePaths)
+	cfg.Env = slices.Clone(cfg.Env)
 	return &Sandbox{cfg: cfg.withDefaults(), invalid: cfg.Validate()}
 }
 
@@ -140,7 +141,8 @@ func (s *Sandbox) executableName() string {
 	return "this program"
 }
 
-// Start starts cmd confined: cmd.Dir and cmd.Env as usual, its program
+// Start starts cmd confined: cmd.Dir as usual, Config.Env overridden by
+// cmd.Env as its environment, its program
 // able to read and execute the system directories, read and write
 // workspace (if not empty), a private directory and the configured extra
 // paths, and connect to the allowed TCP ports only. HOME and TMPDIR are set
@@ -268,10 +270,15 @@ func handshake(ctx context.Context, sp spec, specW, statR *os.File, timeout time
 }
 
 // spec is the helper's description of cmd: its program, arguments and
-// environment (with HOME and TMPDIR in priv), and the paths and ports it
-// may use.
+// environment (Config.Env, then cmd's, then HOME and TMPDIR in priv), and
+// the paths and ports it may use.
 func (s *Sandbox) spec(cmd *exec.Cmd, workspace string, priv privateDir) spec {
-	env := setEnv(cmd.Environ(), "HOME", priv.home())
+	env := slices.Clone(s.cfg.Env)
+	for _, kv := range cmd.Environ() {
+		name, value, _ := strings.Cut(kv, "=")
+		env = setEnv(env, name, value)
+	}
+	env = setEnv(env, "HOME", priv.home())
 	env = setEnv(env, "TMPDIR", priv.tmp())
 	read := systemReadPaths()
 	if s.goroot != "" {

@@ -150,15 +150,19 @@ func TestStart_Environment(t *testing.T) {
 	requireConfined(t)
 	ws := t.TempDir()
 	home := t.TempDir()
-	out, err := run(t, sandbox.New(sandbox.Config{}), ws,
-		`echo "$HOME"; echo "$TMPDIR"; echo "$PATH"; echo "$PWD"; touch "$HOME/h" "$TMPDIR/t"`,
-		"HOME="+home, "TMPDIR=/tmp", "PATH="+home+"/bin:/usr/bin:/bin")
+	s := sandbox.New(sandbox.Config{Env: []string{"GOCACHE=/var/cache/go", "SHARED=config", "GOFLAGS=-mod=mod"}})
+	out, err := run(t, s, ws,
+		`echo "$HOME"; echo "$TMPDIR"; echo "$PATH"; echo "$PWD"; touch "$HOME/h" "$TMPDIR/t"; echo "$GOCACHE $SHARED $GOFLAGS"`,
+		"HOME="+home, "TMPDIR=/tmp", "PATH="+home+"/bin:/usr/bin:/bin", "SHARED=command")
 	if err != nil {
 		t.Fatalf("%v: %s", err, out)
 	}
 	lines := strings.Split(strings.TrimSpace(out), "\n")
-	if len(lines) != 4 {
+	if len(lines) != 5 {
 		t.Fatalf("output %q", out)
+	}
+	if lines[4] != "/var/cache/go command -mod=mod" {
+		t.Errorf("Config.Env under the command's environment: %q", lines[4])
 	}
 	priv := filepath.Dir(lines[0])
 	if lines[0] == home || filepath.Dir(lines[1]) != priv || lines[1] == "/tmp" {
