@@ -73,7 +73,18 @@
 //
 // PATH keeps only the directories a command may execute from, so that a
 // shell goes on to the next one instead of failing on a program it may
-// not run.
+// not run. Config.Env adds variables under the command's own.
+//
+// # Toolchains
+//
+// The root of the Go toolchain whose go command is on PATH is readable, so
+// go build and go test work. GOCACHE and GOPATH default to the private
+// HOME: every command builds from an empty cache and downloads modules
+// again (which needs an allowed port). To share a build cache, list it in
+// ExtraWritePaths and set GOCACHE to it in Env. A toolchain or compiler
+// outside the system directories (~/sdk/go, ~/.cargo) needs
+// ExtraReadPaths; GOTOOLCHAIN=local keeps go from downloading another
+// toolchain.
 //
 // # When commands cannot be confined
 //
