@@ -3,8 +3,14 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/agcore/agcore/toolsys/sandbox"
 )
@@ -82,7 +88,8 @@ func TestSandboxNote(t *testing.T) {
 }
 
 // TestBinary_ConfinesBash checks that the agcore binary installs the hook:
-// its sandbox answers the probe.
+// tools list shows bash confined, and bash served over MCP cannot read or
+// write outside its workspace.
 func TestBinary_ConfinesBash(t *testing.T) {
 	st := sandbox.Probe(context.Background())
 	if !st.Confined {
@@ -90,4 +97,38 @@ func TestBinary_ConfinesBash(t *testing.T) {
 	}
 	bin := buildBinary(t)
 	execBin(t, bin, "", "", nil, "tools", "list").check(t, exitOK, "bash          execute     shell     builtin,shell  0      0       -    "+st.String())
+
+	outside := t.TempDir()
+	ws := filepath.Join(outside, "ws")
+	if err := os.Mkdir(ws, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(outside, "secret.txt"), []byte("TOP-SECRET\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.CommandContext(t.Context(), bin, "mcp", "serve", "--workspace", ws, "--mode", "bypass")
+	cmd.Env = userEnv()
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "test", Version: "1"}, nil).
+		Connect(t.Context(), &sdk.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	bash := func(command string) (string, bool) {
+		t.Helper()
+		res, err := cs.CallTool(t.Context(), &sdk.CallToolParams{Name: "bash", Arguments: map[string]any{"command": command}})
+		if err != nil {
+			t.Fatalf("bash %q: %v", command, err)
+		}
+		return res.Content[0].(*sdk.TextContent).Text, res.IsError
+	}
+	if out, isErr := bash("cat ../secret.txt; echo pwned > ../out.txt"); !isErr || strings.Contains(out, "TOP-SECRET") {
+		t.Errorf("bash read outside its workspace: %q", out)
+	}
+	if _, err := os.Stat(filepath.Join(outside, "out.txt")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("bash wrote outside its workspace (stat: %v)", err)
+	}
+	if out, isErr := bash("echo inside > in.txt && cat in.txt"); isErr || out != "inside\n" {
+		t.Errorf("bash in its workspace: %q (error %v)", out, isErr)
+	}
 }
