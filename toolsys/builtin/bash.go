@@ -58,7 +58,7 @@ type Bash struct {
 // opts.Sandbox, and procs for background commands.
 func NewBash(opts Options, procs *ProcessManager) *Bash {
 	o := opts.withDefaults()
-	return &Bash{procs: procs, sandbox: o.Sandbox, timeout: o.BashTimeout, maxOutput: o.BashMaxOutput}
+	return &Bash{procs: procs, sandbox: o.sandbox(), timeout: o.BashTimeout, maxOutput: o.BashMaxOutput}
 }
 
 // Name returns "bash".

@@ -38,7 +38,7 @@ type BashProcess struct {
 // NewBashProcess returns bash_process over procs, the manager bash starts
 // background commands in, and opts.Sandbox, the sandbox bash uses.
 func NewBashProcess(opts Options, procs *ProcessManager) *BashProcess {
-	return &BashProcess{procs: procs, sandbox: opts.withDefaults().Sandbox}
+	return &BashProcess{procs: procs, sandbox: opts.sandbox()}
 }
 
 // Name returns "bash_process".

@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/agcore/agcore/toolsys"
-	"github.com/agcore/agcore/toolsys/sandbox"
 )
 
 // All returns every built-in tool, bridged into toolsys.Tool values:
@@ -19,9 +18,7 @@ func All(opts Options) []toolsys.Tool {
 	if procs == nil {
 		procs = NewProcessManager(ProcessOptions{Logger: opts.Logger})
 	}
-	if opts.Sandbox == nil {
-		opts.Sandbox = sandbox.New(sandbox.Config{Logger: opts.Logger})
-	}
+	opts.Sandbox = opts.sandbox()
 	return []toolsys.Tool{
 		toolsys.Bridge[ReadFileParams](NewReadFile(opts)),
 		toolsys.Bridge[WriteFileParams](NewWriteFile(opts)),

@@ -61,8 +61,7 @@ const (
 )
 
 // withDefaults returns a copy of o with every zero field filled in. It does
-// not create a ProcessManager; a Sandbox it creates probes nothing until
-// used.
+// not create a ProcessManager or a Sandbox.
 func (o Options) withDefaults() Options {
 	if o.BashTimeout <= 0 {
 		o.BashTimeout = DefaultBashTimeout
@@ -88,8 +87,14 @@ func (o Options) withDefaults() Options {
 	if o.GlobMaxResults <= 0 {
 		o.GlobMaxResults = DefaultGlobMaxResults
 	}
-	if o.Sandbox == nil {
-		o.Sandbox = sandbox.New(sandbox.Config{Logger: o.Logger})
-	}
 	return o
+}
+
+// sandbox returns o.Sandbox, or a new sandbox with the zero configuration
+// (which probes nothing until used).
+func (o Options) sandbox() *sandbox.Sandbox {
+	if o.Sandbox != nil {
+		return o.Sandbox
+	}
+	return sandbox.New(sandbox.Config{Logger: o.Logger})
 }
