@@ -43,8 +43,9 @@ func New(cfg Config) *Sandbox {
 }
 
 // Probe reports whether this program can confine commands with the zero
-// Config, for a diagnostic such as `agcore doctor`. It runs one confined
-// command, which takes a few milliseconds.
+// Config, for a diagnostic such as `agcore doctor`: Status.String is the
+// line to print. It runs one confined command, which takes about as long
+// as starting this program and bash once.
 func Probe(ctx context.Context) Status {
 	return New(Config{}).Status(ctx)
 }
