@@ -77,6 +77,8 @@ type Config struct {
 	Limits Limits `yaml:"limits"`
 	// Retry says how failed model calls are repeated.
 	Retry Retry `yaml:"retry"`
+	// Sandbox confines bash's commands. Its mode defaults to "refuse".
+	Sandbox Sandbox `yaml:"sandbox"`
 }
 
 // Retry is the retry policy of model calls. The runtime is their only
@@ -240,6 +242,7 @@ func Default() *Config {
 			{Name: "mock", Type: TypeScripted},
 		},
 		Permissions: Permissions{Mode: "accept-edits"},
+		Sandbox:     Sandbox{Mode: "refuse"},
 		Limits: Limits{
 			MaxRoundTrips:    DefaultMaxRoundTrips,
 			ToolTimeout:      DefaultToolTimeout,
@@ -277,6 +280,9 @@ func (c *Config) fillDefaults() {
 	}
 	if c.Permissions.Mode == "" {
 		c.Permissions.Mode = d.Permissions.Mode
+	}
+	if c.Sandbox.Mode == "" {
+		c.Sandbox.Mode = d.Sandbox.Mode
 	}
 	if c.Limits.MaxRoundTrips == 0 {
 		c.Limits.MaxRoundTrips = d.Limits.MaxRoundTrips

@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -19,6 +20,7 @@ import (
 	"github.com/agcore/agcore/memory"
 	"github.com/agcore/agcore/messages"
 	"github.com/agcore/agcore/toolsys"
+	"github.com/agcore/agcore/toolsys/sandbox"
 )
 
 func TestLoad_Example(t *testing.T) {
@@ -109,6 +111,11 @@ func TestParse_Errors(t *testing.T) {
 		{"mid turn", "limits:\n  mid_turn: drop\n", `agcore.yaml:2: limits.mid_turn: unknown mid-turn policy "drop" (known: queue, interrupt, reject)`},
 		{"negative attempts", "retry:\n  max_attempts: -1\n", `agcore.yaml:2: retry.max_attempts: must not be negative, got -1 (1 disables retrying)`},
 		{"negative retry-after cap", "retry:\n  max_retry_after: -5s\n", `agcore.yaml:2: retry.max_retry_after: must not be negative, got -5s`},
+		{"sandbox mode", "sandbox:\n  mode: off\n", `agcore.yaml:2: sandbox.mode: unknown mode "off" (known: refuse, warn)`},
+		{"sandbox port", "sandbox:\n  allow_ports:\n    - 443\n    - 0\n", `agcore.yaml:4: sandbox.allow_ports[1]: 0 is not a TCP port (1-65535)`},
+		{"sandbox env", "sandbox:\n  env: [GOCACHE]\n", `agcore.yaml:2: sandbox.env[0]: want NAME=value, got "GOCACHE"`},
+		{"sandbox home", "sandbox:\n  env: [HOME=/root]\n", `agcore.yaml:2: sandbox.env[0]: HOME is the command's private directory and cannot be set`},
+		{"sandbox path", "sandbox:\n  extra_write_paths: [cache]\n", `agcore.yaml:2: sandbox.extra_write_paths[0]: "cache" is not an absolute path`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -397,5 +404,28 @@ retry:
 	}
 	if got := requests.Load(); got != 4 || len(waits) != 3 {
 		t.Errorf("requests = %d, runtime waits = %v; want 4 requests and 3 waits", got, waits)
+	}
+}
+
+func TestBuild_Sandbox(t *testing.T) {
+	cfg, err := Parse("agcore.yaml", []byte("sandbox:\n  mode: warn\n  allow_ports: [443]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Workspace = t.TempDir()
+	built, err := Build(t.Context(), cfg, BuildOptions{SkipMCP: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer built.Close()
+	if built.Sandbox.Mode() != sandbox.Warn || !slices.Equal(built.Sandbox.AllowPorts(), []int{443}) {
+		t.Fatalf("sandbox mode %v, ports %v", built.Sandbox.Mode(), built.Sandbox.AllowPorts())
+	}
+	def, err := Parse("agcore.yaml", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if def.Sandbox.Mode != "refuse" {
+		t.Fatalf("default sandbox mode %q, want refuse", def.Sandbox.Mode)
 	}
 }

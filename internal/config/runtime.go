@@ -15,6 +15,7 @@ import (
 	"github.com/agcore/agcore/toolsys"
 	"github.com/agcore/agcore/toolsys/builtin"
 	"github.com/agcore/agcore/toolsys/mcp"
+	"github.com/agcore/agcore/toolsys/sandbox"
 )
 
 // BuildOptions are what Build needs besides the Config.
@@ -37,6 +38,8 @@ type Built struct {
 	Runtime actors.Config
 	// Tools is the tool registry of Runtime.
 	Tools *toolsys.Registry
+	// Sandbox confines the commands of the bash tool in Tools.
+	Sandbox *sandbox.Sandbox
 
 	closers []func() error
 }
@@ -221,7 +224,8 @@ func (b *Built) tools(c *Config, opts BuildOptions) (*toolsys.Registry, error) {
 	reg := toolsys.NewRegistry(toolsys.Config{Permissions: perms, Logger: log})
 	procs := builtin.NewProcessManager(builtin.ProcessOptions{Logger: log})
 	b.closers = append(b.closers, procs.Close)
-	for _, t := range builtin.All(builtin.Options{Processes: procs, Logger: log}) {
+	b.Sandbox = sandbox.New(c.Sandbox.sandboxConfig(log))
+	for _, t := range builtin.All(builtin.Options{Processes: procs, Sandbox: b.Sandbox, Logger: log}) {
 		cat := builtinCategory[t.Name()]
 		if err := reg.Register(t, toolsys.WithCategory(cat), toolsys.WithTags("builtin", cat)); err != nil {
 			return nil, fmt.Errorf("config: tool %s: %w", t.Name(), err)

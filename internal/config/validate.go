@@ -83,6 +83,7 @@ func (c *Config) validate() []Problem {
 	if c.Retry.MaxRetryAfter < 0 {
 		ps.add("retry.max_retry_after", "must not be negative, got %v", c.Retry.MaxRetryAfter)
 	}
+	c.validateSandbox(&ps)
 	return ps
 }
 

@@ -44,6 +44,14 @@
 // bash and bash_process share; bash_process polls their output, waits for
 // them, stops them and lists them.
 //
+// Commands, foreground and background, run confined by Options.Sandbox
+// (Landlock, see package sandbox): they read the system directories,
+// write only the workspace and a private HOME and TMPDIR, and connect to
+// the allowed TCP ports only. This needs the program to call sandbox.Main
+// first thing in main. Where the host cannot confine them, bash's
+// description says so, and the default Refuse mode makes bash and
+// bash_process fail with the reason and the setting to change.
+//
 // Permission rules see a bash call as the simple commands of its script,
 // parsed as bash: "git status; rm -rf x" is two subjects, so an allow rule
 // bash(git *) does not allow it and a deny rule bash(rm *) refuses it. A

@@ -7,6 +7,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/agcore/agcore/toolsys"
+	"github.com/agcore/agcore/toolsys/sandbox"
 )
 
 // Options configures the built-in tools. The zero value is valid: every
@@ -34,6 +35,13 @@ type Options struct {
 	GrepMaxResults int
 	// GlobMaxResults caps the paths glob returns. Zero means 500.
 	GlobMaxResults int
+	// Sandbox confines bash's commands, foreground and background, and
+	// decides what happens where it cannot. Nil means
+	// sandbox.New(sandbox.Config{Logger: Logger}): commands write only in
+	// the workspace and their private directory, connect nowhere, and are
+	// refused on a host that cannot confine them. All shares one between
+	// bash and bash_process.
+	Sandbox *sandbox.Sandbox
 	// Processes holds bash's background processes, shared with
 	// bash_process. Nil means All creates one, which nobody closes: pass
 	// your own and Close it when the tools are no longer used.
@@ -66,7 +74,7 @@ func (o Options) filePolicy() toolsys.FilePolicy {
 }
 
 // withDefaults returns a copy of o with every zero field filled in. It does
-// not create a ProcessManager.
+// not create a ProcessManager or a Sandbox.
 func (o Options) withDefaults() Options {
 	if o.BashTimeout <= 0 {
 		o.BashTimeout = DefaultBashTimeout
@@ -93,4 +101,13 @@ func (o Options) withDefaults() Options {
 		o.GlobMaxResults = DefaultGlobMaxResults
 	}
 	return o
+}
+
+// sandbox returns o.Sandbox, or a new sandbox with the zero configuration
+// (which probes nothing until used).
+func (o Options) sandbox() *sandbox.Sandbox {
+	if o.Sandbox != nil {
+		return o.Sandbox
+	}
+	return sandbox.New(sandbox.Config{Logger: o.Logger})
 }
