@@ -71,6 +71,36 @@ type Config struct {
 	Permissions Permissions `yaml:"permissions"`
 	// Limits bound turns and sessions.
 	Limits Limits `yaml:"limits"`
+	// Serve configures the HTTP API of `agcore serve`.
+	Serve Serve `yaml:"serve"`
+}
+
+// Serve configures the HTTP API of `agcore serve`; its flags override each
+// key (a list flag replaces the file's list). Zero values mean the
+// server's defaults, given below.
+type Serve struct {
+	// CORSOrigins are the web origins ("https://console.example.com")
+	// whose pages may call the API across origins (--cors-origin). Empty
+	// means none: only pages of the server's own origin, and clients that
+	// are not browsers.
+	CORSOrigins []string `yaml:"cors_origins"`
+	// AllowedHosts are the names ("agents.internal", or with a port,
+	// "agents.internal:8443") the Host header may carry besides the listen
+	// address, and localhost for a loopback listener (--allowed-host).
+	// Empty means none.
+	AllowedHosts []string `yaml:"allowed_hosts"`
+	// ReadHeaderTimeout bounds the reading of request headers
+	// (--read-header-timeout). Zero means 10s.
+	ReadHeaderTimeout time.Duration `yaml:"read_header_timeout"`
+	// BodyTimeout bounds the reading of a request body (--body-timeout).
+	// Zero means 30s.
+	BodyTimeout time.Duration `yaml:"body_timeout"`
+	// IdleTimeout is how long a keep-alive connection may wait for its
+	// next request (--idle-timeout). Zero means 60s.
+	IdleTimeout time.Duration `yaml:"idle_timeout"`
+	// MaxConnections caps the connections open at once, event streams
+	// included (--max-connections). Zero means 512.
+	MaxConnections int `yaml:"max_connections"`
 }
 
 // Provider is one model endpoint.
