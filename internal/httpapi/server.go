@@ -135,17 +135,22 @@ type Config struct {
 	// refused with 421, which defeats DNS rebinding. See ParseAllowedHost.
 	AllowedHosts []string
 
-	// The following bound what a connection may hold, when the server
-	// serves a listener itself (Serve). A negative value is an error.
+	// BodyTimeout bounds the reading of a request's body, from the start
+	// of the request; a body that takes longer is refused with 408 and its
+	// connection closed. It is a read deadline on the connection, set by
+	// ServeHTTP (also under another http.Server) and lifted once the body
+	// is read: it never bounds the response, and SSE streams last as long
+	// as their turn or their client. Zero means DefaultBodyTimeout;
+	// negative is an error.
+	BodyTimeout time.Duration
+
+	// The following bound the connections of Serve; a negative value is an
+	// error. An http.Server that serves the Server as a Handler sets its
+	// own.
 
 	// ReadHeaderTimeout bounds the reading of a request's headers. Zero
 	// means DefaultReadHeaderTimeout.
 	ReadHeaderTimeout time.Duration
-	// BodyTimeout bounds the reading of a request's body, from the start
-	// of the request; a body that takes longer is refused with 408 and its
-	// connection closed. It never bounds the response: SSE streams last as
-	// long as their turn or their client. Zero means DefaultBodyTimeout.
-	BodyTimeout time.Duration
 	// IdleTimeout is how long a keep-alive connection may wait for its
 	// next request. Zero means DefaultIdleTimeout.
 	IdleTimeout time.Duration
