@@ -438,6 +438,18 @@ func TestServe_OriginsAndHosts(t *testing.T) {
 					t.Errorf("%s: %d %s, want %d", v, code, body, want)
 				}
 			}
+			// What a foreign page's fetch sends with a Blob or a text body.
+			for want, h := range map[int][]string{
+				http.StatusForbidden:            {"Content-Type", "", "Origin", "https://evil.example", "Sec-Fetch-Site", "cross-site"},
+				http.StatusUnsupportedMediaType: {"Content-Type", "text/plain;charset=UTF-8"},
+			} {
+				if code, body := request(t, "POST", url+"/v1/sessions", "", `{"id":"evil"}`, h...); code != want {
+					t.Errorf("POST with %q: %d %s, want %d", h, code, body, want)
+				}
+			}
+			if code, body := request(t, "GET", url+"/v1/sessions/evil", "", ""); code != http.StatusNotFound {
+				t.Errorf("the foreign page created a session: %d %s", code, body)
+			}
 			stop()
 			if err := <-done; err != nil {
 				t.Errorf("serve returned %v", err)
