@@ -17,6 +17,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/agcore/agcore/actors"
+	"github.com/agcore/agcore/internal/httpapi"
 	"github.com/agcore/agcore/memory"
 	"github.com/agcore/agcore/messages"
 	"github.com/agcore/agcore/toolsys"
@@ -37,6 +38,13 @@ func TestLoad_Example(t *testing.T) {
 	if cfg.Retry.MaxAttempts != 3 || cfg.Retry.MaxRetryAfter != 30*time.Second {
 		t.Errorf("retry = %+v", cfg.Retry)
 	}
+	// The example shows the server's defaults.
+	wantServe := Serve{CORSOrigins: []string{}, AllowedHosts: []string{},
+		ReadHeaderTimeout: httpapi.DefaultReadHeaderTimeout, BodyTimeout: httpapi.DefaultBodyTimeout,
+		IdleTimeout: httpapi.DefaultIdleTimeout, MaxConnections: httpapi.DefaultMaxConnections}
+	if diff := cmp.Diff(wantServe, cfg.Serve); diff != "" {
+		t.Errorf("serve (-want +got)\n%s", diff)
+	}
 	built, err := Build(t.Context(), cfg, BuildOptions{Getenv: func(string) string { return "" }})
 	if err != nil {
 		t.Fatal(err)
@@ -53,6 +61,32 @@ func TestLoad_Example(t *testing.T) {
 	}
 	if _, ok := built.Tools.Get("bash"); !ok {
 		t.Error("bash is not registered")
+	}
+}
+
+// TestParse_Serve loads every key of the serve section.
+func TestParse_Serve(t *testing.T) {
+	cfg, err := Parse("agcore.yaml", []byte(`serve:
+  cors_origins: [https://console.example.com, "HTTP://127.0.0.1:5173/"]
+  allowed_hosts: [agents.internal, "api.example.com:8443"]
+  read_header_timeout: 5s
+  body_timeout: 20s
+  idle_timeout: 90s
+  max_connections: 64
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Serve{
+		CORSOrigins:       []string{"https://console.example.com", "HTTP://127.0.0.1:5173/"},
+		AllowedHosts:      []string{"agents.internal", "api.example.com:8443"},
+		ReadHeaderTimeout: 5 * time.Second,
+		BodyTimeout:       20 * time.Second,
+		IdleTimeout:       90 * time.Second,
+		MaxConnections:    64,
+	}
+	if diff := cmp.Diff(want, cfg.Serve); diff != "" {
+		t.Errorf("serve (-want +got)\n%s", diff)
 	}
 }
 
@@ -116,6 +150,12 @@ func TestParse_Errors(t *testing.T) {
 		{"sandbox env", "sandbox:\n  env: [GOCACHE]\n", `agcore.yaml:2: sandbox.env[0]: want NAME=value, got "GOCACHE"`},
 		{"sandbox home", "sandbox:\n  env: [HOME=/root]\n", `agcore.yaml:2: sandbox.env[0]: HOME is the command's private directory and cannot be set`},
 		{"sandbox path", "sandbox:\n  extra_write_paths: [cache]\n", `agcore.yaml:2: sandbox.extra_write_paths[0]: "cache" is not an absolute path`},
+		{"serve wildcard origin", "serve:\n  cors_origins:\n    - https://ok.example\n    - \"*\"\n", `agcore.yaml:4: serve.cors_origins[1]: origin "*": want http://host[:port] or https://host[:port]`},
+		{"serve origin with path", "serve:\n  cors_origins: [https://ok.example/app]\n", `agcore.yaml:2: serve.cors_origins[0]: origin "https://ok.example/app": want only scheme://host[:port]`},
+		{"serve host with scheme", "serve:\n  allowed_hosts: [http://agents.internal]\n", `agcore.yaml:2: serve.allowed_hosts[0]: allowed host "http://agents.internal": want a host name or host:port`},
+		{"serve negative timeout", "serve:\n  body_timeout: -1s\n", `agcore.yaml:2: serve.body_timeout: must not be negative, got -1s`},
+		{"serve negative cap", "serve:\n  max_connections: -5\n", `agcore.yaml:2: serve.max_connections: must not be negative, got -5`},
+		{"serve unknown key", "serve:\n  cors_origin: [https://ok.example]\n", `agcore.yaml:2: serve.cors_origin: unknown key; did you mean "cors_origins"?`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
