@@ -4,9 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -16,6 +13,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/agcore/agcore/actors"
+	"github.com/agcore/agcore/internal/testpeers"
 	"github.com/agcore/agcore/messages"
 	"github.com/agcore/agcore/providers/scripted"
 	"github.com/agcore/agcore/supervisor"
@@ -337,17 +335,7 @@ func TestMCP_ConfigErrors(t *testing.T) {
 // TestMCP_Everything runs a turn against the npm server-everything over
 // stdio, installed by scripts/test.sh.
 func TestMCP_Everything(t *testing.T) {
-	node, err := exec.LookPath("node")
-	if err != nil {
-		t.Skip("node is not on PATH: skipping the test against a real MCP server")
-	}
-	bin, err := filepath.Abs("../toolsys/mcp/testdata/peers/node_modules/.bin/mcp-server-everything")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(bin); err != nil {
-		t.Fatalf("MCP test peer is not installed (%v): run scripts/test.sh", err)
-	}
+	node, bin := testpeers.MCPServer(t, "mcp-server-everything")
 	script := toolScript("done", scripted.ToolCall{Name: "mcp__everything__get-sum", Arguments: `{"a":2,"b":3}`})
 	f := newFixture(t, script, nil, func(c *actors.Config) {
 		c.MCPServers = []mcp.ServerConfig{{Name: "everything", Command: node, Args: []string{bin}}}

@@ -2,6 +2,7 @@ package toolsys
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -16,6 +17,10 @@ import (
 //	ws/out -> ../outside         (symlinked dir leading outside)
 //	ws/outfile -> ../outside/secret.txt
 //	ws/dangling -> ws/nowhere
+//	ws/absin -> /abs/ws/dir      (absolute symlink inside)
+//	ws/absout -> /abs/outside    (absolute symlink outside)
+//	ws/up -> dir/../..           (relative symlink above the root)
+//	ws/loop -> loop
 //	ws2/x          a sibling sharing the prefix
 //	outside/secret.txt
 func newTestWorkspace(t testing.TB) (*Workspace, string) {
@@ -37,6 +42,10 @@ func newTestWorkspace(t testing.TB) (*Workspace, string) {
 		"out":      filepath.Join("..", "outside"),
 		"outfile":  filepath.Join("..", "outside", "secret.txt"),
 		"dangling": filepath.Join(ws, "nowhere"),
+		"absin":    filepath.Join(ws, "dir"),
+		"absout":   filepath.Join(base, "outside"),
+		"up":       filepath.Join("dir", "..", ".."),
+		"loop":     "loop",
 	}
 	for name, target := range links {
 		if err := os.Symlink(target, filepath.Join(ws, name)); err != nil {
@@ -47,6 +56,7 @@ func newTestWorkspace(t testing.TB) (*Workspace, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { _ = w.Close() })
 	return w, base
 }
 
@@ -74,6 +84,10 @@ func TestWorkspace_Resolve(t *testing.T) {
 		{"symlinked file outside", "outfile", "", true},
 		{"symlinked parent dir outside", "out/secret.txt", "", true},
 		{"new file under symlinked dir outside", "out/new.txt", "", true},
+		{"absolute symlink inside", "absin/f.txt", "dir/f.txt", false},
+		{"absolute symlink outside", "absout/secret.txt", "", true},
+		{"relative symlink above the root", "up/ws2/x", "", true},
+		{"symlink loop", "loop/x", "", false},
 		{"dangling symlink", "dangling", "", false},
 		{"under dangling symlink", "dangling/x", "", false},
 		{"NUL byte", "dir/f.txt\x00.png", "", false},
@@ -120,27 +134,60 @@ func underRoot(root, p string) bool {
 	return p == root || strings.HasPrefix(p, root+string(filepath.Separator))
 }
 
+// FuzzWorkspaceResolve checks, for any path, that what the workspace
+// accepts lies under the root, both as Name and Resolve compute it and as
+// the kernel sees the file the root opens (/proc/self/fd), and that the
+// root refuses to open anything outside even for paths Name never saw.
 func FuzzWorkspaceResolve(f *testing.F) {
-	for _, s := range []string{"dir/f.txt", "../outside", "out/secret.txt", "inlink/../../ws2", "/etc", "a/./b/../../..", "dangling/x", "ws2", "dir\x00"} {
+	for _, s := range []string{"dir/f.txt", "../outside", "out/secret.txt", "inlink/../../ws2", "/etc", "a/./b/../../..", "dangling/x", "ws2", "dir\x00", "absin/f.txt", "absout/secret.txt", "loop/x"} {
 		f.Add(s)
 	}
 	w, _ := newTestWorkspace(f)
 	root := w.Root()
 	f.Fuzz(func(t *testing.T, p string) {
-		got, err := w.Resolve(p)
+		// Whatever Name accepts or not, opening p through the root never
+		// reaches outside.
+		if !filepath.IsAbs(p) {
+			checkOpenedInside(t, w, p)
+		}
+		name, err := w.Name(p)
 		if err != nil {
 			return
 		}
-		if !underRoot(root, got) {
-			t.Fatalf("Resolve(%q) = %q, outside %q", p, got, root)
+		if name != "." && !filepath.IsLocal(name) {
+			t.Fatalf("Name(%q) = %q, not local", p, name)
 		}
-		// Re-resolved by the OS, the accepted path still lies under the root.
-		again, err := resolveExisting(got)
-		if err != nil || !underRoot(root, again) {
-			t.Fatalf("re-resolving %q gave %q, %v", got, again, err)
+		got, err := w.Resolve(p)
+		if err != nil || got != filepath.Join(root, name) || !underRoot(root, got) {
+			t.Fatalf("Resolve(%q) = %q, %v; Name %q", p, got, err, name)
 		}
-		if again2, err := w.Resolve(got); err != nil || again2 != got {
-			t.Fatalf("Resolve is not stable: %q -> %q, %v", got, again2, err)
+		// Resolved again by the OS, an existing accepted path still lies
+		// under the root.
+		if again, err := filepath.EvalSymlinks(got); err == nil && !underRoot(root, again) {
+			t.Fatalf("the OS resolves %q to %q, outside %q", got, again, root)
 		}
+		if again, err := w.Name(name); err != nil || again != name {
+			t.Fatalf("Name is not stable: %q -> %q, %v", name, again, err)
+		}
+		checkOpenedInside(t, w, name)
 	})
+}
+
+// checkOpenedInside opens name through the workspace's root and, when that
+// succeeds, fails the test unless the kernel places the open file under the
+// root.
+func checkOpenedInside(t *testing.T, w *Workspace, name string) {
+	t.Helper()
+	f, err := w.FS().OpenFile(name, readFlags, 0)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	where, err := os.Readlink(fmt.Sprintf("/proc/self/fd/%d", f.Fd()))
+	if err != nil {
+		return // no /proc here
+	}
+	if !underRoot(w.Root(), where) {
+		t.Fatalf("opening %q through the root reached %q, outside %q", name, where, w.Root())
+	}
 }

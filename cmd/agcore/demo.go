@@ -174,8 +174,8 @@ func runDemo(cmd *cobra.Command, a *app, o demoOptions) error {
 
 // openWorkspace opens dir as the demo's workspace, creating it when missing,
 // or a new temporary directory when dir is empty, and seeds it with the
-// sample project when it is empty. cleanup removes a temporary workspace and
-// keeps a named one.
+// sample project when it is empty. cleanup closes the workspace, removes a
+// temporary one and keeps a named one.
 func openWorkspace(dir string) (ws *toolsys.Workspace, files []string, cleanup func(), err error) {
 	cleanup = func() {}
 	if dir == "" {
@@ -194,5 +194,7 @@ func openWorkspace(dir string) (ws *toolsys.Workspace, files []string, cleanup f
 		cleanup()
 		return nil, nil, nil, err
 	}
+	remove := cleanup
+	cleanup = func() { _ = ws.Close(); remove() }
 	return ws, files, cleanup, nil
 }

@@ -10,9 +10,14 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/agcore/agcore/toolsys/sandbox"
 )
 
 func main() {
+	// bash confines a command by re-executing this program, which becomes
+	// the command here.
+	sandbox.Main()
 	os.Exit(runMain())
 }
 

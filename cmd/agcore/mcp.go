@@ -92,6 +92,7 @@ func runMCPServe(cmd *cobra.Command, a *app, f mcpServeFlags) error {
 	if err != nil {
 		return &usageError{fmt.Errorf("--workspace: %w", err)}
 	}
+	defer ws.Close()
 	procs := builtin.NewProcessManager(builtin.ProcessOptions{Logger: log})
 	defer procs.Close()
 	reg := toolsys.NewRegistry(toolsys.Config{Permissions: perms, Logger: log})

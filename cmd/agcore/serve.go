@@ -8,12 +8,14 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/rs/zerolog"
 	"github.com/spf13/cobra"
 
 	"github.com/agcore/agcore/actors"
+	"github.com/agcore/agcore/internal/config"
 	"github.com/agcore/agcore/internal/httpapi"
 	"github.com/agcore/agcore/memory"
 	"github.com/agcore/agcore/providers/mockllm"
@@ -29,14 +31,21 @@ const (
 	defaultShutdownAfter = 30 * time.Second
 )
 
-// serveOptions are the serve command's flags, with the environment filled
-// in.
+// serveOptions are the serve command's flags, with the environment and
+// the configuration file filled in.
 type serveOptions struct {
 	addr, token, dataDir   string
 	baseURL, apiKey, model string
 	workspace, permissions string
 	maxBody                int64
 	shutdownTimeout        time.Duration
+	// insecureNoAuth serves an address other hosts can reach without a
+	// token.
+	insecureNoAuth bool
+	// The HTTP settings; zero values are the server's defaults.
+	corsOrigins, allowedHosts                   []string
+	readHeaderTimeout, bodyTimeout, idleTimeout time.Duration
+	maxConnections                              int
 }
 
 // newServeCmd returns `agcore serve`.
@@ -63,17 +72,54 @@ POST /v1/sessions/{id}/approvals/{call_id} {"allow": true} lets it run.
 With --token (or AGCORE_TOKEN) every request except the health probes must
 carry "Authorization: Bearer <token>". On SIGINT or SIGTERM the server stops
 accepting requests, lets running turns finish for up to --shutdown-timeout,
-cancels the rest, and flushes the journal.`,
+cancels the rest, and flushes the journal.
+
+HTTP security. The server listens on a loopback address unless told
+otherwise; an address other hosts can reach (0.0.0.0, a LAN address, a
+name) needs --token, or --insecure-no-auth to serve without one anyway.
+Whatever the address, no web page open in a browser can drive the API:
+  - the Host header must name the server (the address connected to, or
+    localhost and loopback addresses for a loopback listener), or one of
+    the --allowed-host names; any other Host gets 421, which defeats DNS
+    rebinding;
+  - a request from a page of another origin (Origin, or Sec-Fetch-Site
+    cross-site) gets 403, for every method, event streams included, unless
+    --cors-origin allows that origin: it is then granted CORS access (its
+    own origin, never a wildcard, never cookies), preflights included;
+  - a request with a body must send Content-Type: application/json (415
+    otherwise), which a page cannot send to another origin without a
+    preflight.
+Requests without Origin (curl, programs) are not affected. A body must
+arrive within --body-timeout (408), headers within --read-header-timeout;
+an idle connection is closed after --idle-timeout, and at most
+--max-connections connections (event streams included) are open at once.
+The serve section of the configuration file sets the same (see
+docs/agcore.example.yaml); flags override it.`,
 		Example: `  agcore serve
   agcore serve --addr 127.0.0.1:9000 --token "$(openssl rand -hex 16)" --data-dir ./data
-  curl -s -X POST localhost:8080/v1/sessions -d '{"id":"s1"}'
-  curl -N -H 'Accept: text/event-stream' localhost:8080/v1/sessions/s1/turns -d '{"input":"Summarise the project"}'`,
+  AGCORE_TOKEN="$(openssl rand -hex 16)" agcore serve --addr 0.0.0.0:8080 \
+      --allowed-host agents.internal --cors-origin https://console.example.com
+  curl -s -X POST localhost:8080/v1/sessions -H 'Content-Type: application/json' -d '{"id":"s1"}'
+  curl -N localhost:8080/v1/sessions/s1/turns -H 'Accept: text/event-stream' -H 'Content-Type: application/json' -d '{"input":"Summarise the project"}'
+  curl -s localhost:8080/v1/sessions/s1/approvals
+  curl -s -X POST localhost:8080/v1/sessions/s1/approvals/CALL_ID -H 'Content-Type: application/json' -d '{"allow":true}'`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.baseURL = cmp.Or(o.baseURL, a.getenv("OPENAI_BASE_URL"))
 			o.apiKey = cmp.Or(o.apiKey, a.getenv("OPENAI_API_KEY"))
 			o.model = cmp.Or(o.model, a.getenv("OPENAI_MODEL"))
 			o.token = cmp.Or(o.token, a.getenv("AGCORE_TOKEN"))
+			if err := o.resolveHTTP(cmd, a); err != nil {
+				return err
+			}
+			warning, err := checkExposure(o.addr, o.token, o.insecureNoAuth)
+			if err != nil {
+				return err
+			}
+			if warning != "" {
+				log := component(a.log, "serve")
+				log.Warn().Str("addr", o.addr).Msg(warning)
+			}
 			if o.dataDir == "" {
 				dir, err := serveDataDir(a.getenv)
 				if err != nil {
@@ -98,7 +144,90 @@ cancels the rest, and flushes the journal.`,
 	f.StringVar(&o.permissions, "permission-mode", "ask", "tool permission mode: ask, accept-edits, read-only or bypass")
 	f.Int64Var(&o.maxBody, "max-body", httpapi.DefaultMaxBodyBytes, "largest request body, in bytes")
 	f.DurationVar(&o.shutdownTimeout, "shutdown-timeout", defaultShutdownAfter, "how long running turns may finish at shutdown before they are cancelled")
+	f.BoolVar(&o.insecureNoAuth, "insecure-no-auth", false, "serve an address other hosts can reach without --token (anyone who can connect can run tools)")
+	f.StringArrayVar(&o.corsOrigins, "cors-origin", nil, "web origin whose pages may call the API, such as https://console.example.com (repeatable; config serve.cors_origins)")
+	f.StringArrayVar(&o.allowedHosts, "allowed-host", nil, "name the server is reached by, accepted in the Host header: name or name:port (repeatable; config serve.allowed_hosts)")
+	f.DurationVar(&o.readHeaderTimeout, "read-header-timeout", httpapi.DefaultReadHeaderTimeout, "time to read a request's headers (config serve.read_header_timeout)")
+	f.DurationVar(&o.bodyTimeout, "body-timeout", httpapi.DefaultBodyTimeout, "time to read a request's body; a slower one gets 408 (config serve.body_timeout)")
+	f.DurationVar(&o.idleTimeout, "idle-timeout", httpapi.DefaultIdleTimeout, "time a keep-alive connection may wait for its next request (config serve.idle_timeout)")
+	f.IntVar(&o.maxConnections, "max-connections", httpapi.DefaultMaxConnections, "connections open at once, event streams included (config serve.max_connections)")
 	return cmd
+}
+
+// resolveHTTP fills in the HTTP settings: the serve section of the
+// configuration file, replaced by each flag given, then checks them.
+func (o *serveOptions) resolveHTTP(cmd *cobra.Command, a *app) error {
+	var file config.Serve
+	if path := config.Path(a.configPath, a.getenv); path != "" {
+		cfg, err := config.Load(path)
+		if err != nil {
+			return &usageError{err}
+		}
+		file = cfg.Serve
+	}
+	f := cmd.Flags()
+	if !f.Changed("cors-origin") {
+		o.corsOrigins = file.CORSOrigins
+	}
+	if !f.Changed("allowed-host") {
+		o.allowedHosts = file.AllowedHosts
+	}
+	for flag, v := range map[string]*time.Duration{"read-header-timeout": &o.readHeaderTimeout,
+		"body-timeout": &o.bodyTimeout, "idle-timeout": &o.idleTimeout} {
+		if *v < 0 {
+			return &usageError{fmt.Errorf("--%s must not be negative, got %v", flag, *v)}
+		}
+	}
+	if o.maxConnections < 0 {
+		return &usageError{fmt.Errorf("--max-connections must not be negative, got %d", o.maxConnections)}
+	}
+	if !f.Changed("read-header-timeout") {
+		o.readHeaderTimeout = file.ReadHeaderTimeout
+	}
+	if !f.Changed("body-timeout") {
+		o.bodyTimeout = file.BodyTimeout
+	}
+	if !f.Changed("idle-timeout") {
+		o.idleTimeout = file.IdleTimeout
+	}
+	if !f.Changed("max-connections") {
+		o.maxConnections = file.MaxConnections
+	}
+	for _, origin := range o.corsOrigins {
+		if _, err := httpapi.ParseOrigin(origin); err != nil {
+			return &usageError{fmt.Errorf("--cors-origin: %w", err)}
+		}
+	}
+	for _, host := range o.allowedHosts {
+		if _, err := httpapi.ParseAllowedHost(host); err != nil {
+			return &usageError{fmt.Errorf("--allowed-host: %w", err)}
+		}
+	}
+	if o.insecureNoAuth && o.token != "" {
+		return &usageError{errors.New("--insecure-no-auth and --token (or AGCORE_TOKEN) contradict each other; keep one")}
+	}
+	return nil
+}
+
+// checkExposure refuses to serve without a token an address that other
+// hosts can reach: anything but a loopback address or "localhost" (a name
+// may resolve to anything). With insecure (--insecure-no-auth) it serves
+// anyway and returns the warning to log.
+func checkExposure(addr, token string, insecure bool) (warning string, err error) {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return "", &usageError{fmt.Errorf("--addr %q: %w", addr, err)}
+	}
+	if ip := net.ParseIP(host); host == "localhost" || ip != nil && ip.IsLoopback() || token != "" {
+		return "", nil
+	}
+	if !insecure {
+		return "", &usageError{fmt.Errorf("--addr %s can be reached from other hosts, and no token is set: anyone who "+
+			"connects could run tools in the workspace; set --token (or AGCORE_TOKEN), listen on 127.0.0.1, "+
+			"or pass --insecure-no-auth to serve without authentication anyway", addr)}
+	}
+	return "serving without authentication on an address other hosts can reach (--insecure-no-auth): " +
+		"anyone who connects can run tools; set --token to require one", nil
 }
 
 // serveDataDir is the default data directory: $XDG_DATA_HOME/agcore, or
@@ -187,6 +316,9 @@ func runServe(cmd *cobra.Command, base zerolog.Logger, o serveOptions) (err erro
 	srv, err := httpapi.New(httpapi.Config{
 		Runtime: rt, Journal: journal, Tools: tools, Metrics: metrics,
 		Token: o.token, MaxBodyBytes: o.maxBody, Logger: base,
+		CORSOrigins: o.corsOrigins, AllowedHosts: o.allowedHosts,
+		ReadHeaderTimeout: o.readHeaderTimeout, BodyTimeout: o.bodyTimeout, IdleTimeout: o.idleTimeout,
+		MaxConnections: o.maxConnections,
 	})
 	if err != nil {
 		_ = rt.Shutdown(context.WithoutCancel(ctx))
@@ -204,6 +336,9 @@ func runServe(cmd *cobra.Command, base zerolog.Logger, o serveOptions) (err erro
 	fmt.Fprintf(out, "model %s at %s · data %s · workspace %s · permissions %s\n", o.model, endpoint, o.dataDir, ws.Root(), mode)
 	if o.token != "" {
 		fmt.Fprintln(out, "bearer token required")
+	}
+	if len(o.corsOrigins) > 0 {
+		fmt.Fprintf(out, "pages of %s may call the API\n", strings.Join(o.corsOrigins, ", "))
 	}
 	log.Info().Str("addr", ln.Addr().String()).Msg("serving; interrupt to stop")
 

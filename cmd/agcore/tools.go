@@ -19,6 +19,7 @@ import (
 	"github.com/agcore/agcore/messages"
 	"github.com/agcore/agcore/toolsys"
 	"github.com/agcore/agcore/toolsys/builtin"
+	"github.com/agcore/agcore/toolsys/sandbox"
 )
 
 // fileTools returns a registry of the built-in file tools: list_dir,
@@ -64,7 +65,10 @@ schema of one tool's arguments, as the model sees it.`,
 			Short: "List the tools with their permission, category and statistics",
 			Long: `List every tool: name, permission level, category, tags, and its calls,
 errors and average duration over the sessions journaled in the data
-directory (blank when there is no data directory yet).`,
+directory (blank when there is no data directory yet). For the tools that
+run commands (bash, bash_process), SANDBOX says whether this host confines
+them: "confined (landlock ABI N)", or "unconfined" followed, below the
+table, by the reason and what the sandbox mode does about it.`,
 			Example: "  agcore tools list\n  agcore tools list --json | jq -r .name",
 			Args:    noArgs,
 			RunE:    func(cmd *cobra.Command, _ []string) error { return listTools(cmd, a, jsonOut) },
@@ -86,8 +90,8 @@ directory (blank when there is no data directory yet).`,
 	return cmd
 }
 
-// withTools builds the configured tool registry for f.
-func (a *app) withTools(ctx context.Context, f func(*config.Config, *toolsys.Registry) error) error {
+// withTools builds the configured tools for f.
+func (a *app) withTools(ctx context.Context, f func(*config.Config, *config.Built) error) error {
 	cfg, err := a.loadConfig(config.Overrides{})
 	if err != nil {
 		return err
@@ -97,8 +101,12 @@ func (a *app) withTools(ctx context.Context, f func(*config.Config, *toolsys.Reg
 		return err
 	}
 	defer built.Close()
-	return f(cfg, built.Tools)
+	return f(cfg, built)
 }
+
+// runsCommands reports whether the built-in tool name runs commands in the
+// sandbox.
+func runsCommands(name string) bool { return name == "bash" || name == "bash_process" }
 
 // toolInfo is a line of `tools list`.
 type toolInfo struct {
@@ -107,6 +115,9 @@ type toolInfo struct {
 	Category   string   `json:"category,omitempty"`
 	Tags       []string `json:"tags,omitempty"`
 	Idempotent bool     `json:"idempotent"`
+	// Sandbox is "confined (landlock ABI N)" or "unconfined" for the
+	// tools that run commands, empty for the others.
+	Sandbox string `json:"sandbox,omitempty"`
 	toolStats
 }
 
@@ -118,13 +129,19 @@ type toolStats struct {
 }
 
 func listTools(cmd *cobra.Command, a *app, jsonOut bool) error {
-	return a.withTools(cmd.Context(), func(cfg *config.Config, reg *toolsys.Registry) error {
+	return a.withTools(cmd.Context(), func(cfg *config.Config, built *config.Built) error {
+		reg := built.Tools
 		stats, statsErr := a.journalToolStats(cmd.Context())
 		var list []toolInfo
+		var sandboxed bool
 		for _, name := range reg.Names() {
 			info, _ := reg.Info(name)
-			list = append(list, toolInfo{Name: name, Permission: info.Tool.Permission().String(), Category: info.Category,
-				Tags: info.Tags, Idempotent: info.Tool.Idempotent(), toolStats: stats[name]})
+			ti := toolInfo{Name: name, Permission: info.Tool.Permission().String(), Category: info.Category,
+				Tags: info.Tags, Idempotent: info.Tool.Idempotent(), toolStats: stats[name]}
+			if runsCommands(name) {
+				ti.Sandbox, sandboxed = confinementLabel(built.Sandbox.Status(cmd.Context())), true
+			}
+			list = append(list, ti)
 		}
 		out := cmd.OutOrStdout()
 		if jsonOut {
@@ -137,16 +154,25 @@ func listTools(cmd *cobra.Command, a *app, jsonOut bool) error {
 			return nil
 		}
 		tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "NAME\tPERMISSION\tCATEGORY\tTAGS\tCALLS\tERRORS\tAVG")
+		fmt.Fprintln(tw, "NAME\tPERMISSION\tCATEGORY\tTAGS\tCALLS\tERRORS\tAVG\tSANDBOX")
 		for _, t := range list {
 			avg := "-"
 			if t.Calls > 0 {
 				avg = formatDuration(t.Duration / time.Duration(t.Calls))
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%d\t%s\n", t.Name, t.Permission, t.Category, strings.Join(t.Tags, ","), t.Calls, t.Errors, avg)
+			sb := t.Sandbox
+			if sb == "" {
+				sb = "-"
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%d\t%s\t%s\n", t.Name, t.Permission, t.Category, strings.Join(t.Tags, ","), t.Calls, t.Errors, avg, sb)
 		}
 		if err := tw.Flush(); err != nil {
 			return err
+		}
+		if sandboxed {
+			if note := sandboxNote(built.Sandbox.Status(cmd.Context()), built.Sandbox.Mode()); note != "" {
+				fmt.Fprintf(out, "\n%s\n", note)
+			}
 		}
 		if statsErr != nil {
 			fmt.Fprintf(cmd.ErrOrStderr(), "statistics unavailable: %v\n", statsErr)
@@ -187,8 +213,30 @@ func (a *app) journalToolStats(ctx context.Context) (map[string]toolStats, error
 	return stats, err
 }
 
+// sandboxNote explains an unconfined st under mode, below the table; ""
+// when commands are confined.
+func sandboxNote(st sandbox.Status, mode sandbox.Mode) string {
+	switch {
+	case st.Confined:
+		return ""
+	case mode == sandbox.Warn:
+		return "sandbox: unconfined: " + st.Reason + "; commands run unconfined (sandbox.mode: warn)"
+	}
+	return "sandbox: unconfined: " + st.Reason + "; bash and bash_process refuse to run " +
+		"(set sandbox.mode: warn to run commands unconfined)"
+}
+
+// confinementLabel is the SANDBOX column for st.
+func confinementLabel(st sandbox.Status) string {
+	if st.Confined {
+		return st.String()
+	}
+	return "unconfined"
+}
+
 func toolSchema(cmd *cobra.Command, a *app, name string, jsonOut bool) error {
-	return a.withTools(cmd.Context(), func(_ *config.Config, reg *toolsys.Registry) error {
+	return a.withTools(cmd.Context(), func(_ *config.Config, built *config.Built) error {
+		reg := built.Tools
 		t, ok := reg.Get(name)
 		if !ok {
 			return &usageError{fmt.Errorf("no tool named %q (known: %s)", name, strings.Join(slices.Sorted(slices.Values(reg.Names())), ", "))}

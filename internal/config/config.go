@@ -77,6 +77,10 @@ type Config struct {
 	Limits Limits `yaml:"limits"`
 	// Retry says how failed model calls are repeated.
 	Retry Retry `yaml:"retry"`
+	// Sandbox confines bash's commands. Its mode defaults to "refuse".
+	Sandbox Sandbox `yaml:"sandbox"`
+	// Serve configures the HTTP API of `agcore serve`.
+	Serve Serve `yaml:"serve"`
 }
 
 // Retry is the retry policy of model calls. The runtime is their only
@@ -98,6 +102,34 @@ type Retry struct {
 // policy returns the retry policy r describes.
 func (r Retry) policy() providers.RetryPolicy {
 	return providers.RetryPolicy{MaxAttempts: r.MaxAttempts, MaxRetryAfter: r.MaxRetryAfter}
+}
+
+// Serve configures the HTTP API of `agcore serve`; its flags override each
+// key (a list flag replaces the file's list). Zero values mean the
+// server's defaults, given below.
+type Serve struct {
+	// CORSOrigins are the web origins ("https://console.example.com")
+	// whose pages may call the API across origins (--cors-origin). Empty
+	// means none: only pages of the server's own origin, and clients that
+	// are not browsers.
+	CORSOrigins []string `yaml:"cors_origins"`
+	// AllowedHosts are the names ("agents.internal", or with a port,
+	// "agents.internal:8443") the Host header may carry besides the listen
+	// address, and localhost for a loopback listener (--allowed-host).
+	// Empty means none.
+	AllowedHosts []string `yaml:"allowed_hosts"`
+	// ReadHeaderTimeout bounds the reading of request headers
+	// (--read-header-timeout). Zero means 10s.
+	ReadHeaderTimeout time.Duration `yaml:"read_header_timeout"`
+	// BodyTimeout bounds the reading of a request body (--body-timeout).
+	// Zero means 30s.
+	BodyTimeout time.Duration `yaml:"body_timeout"`
+	// IdleTimeout is how long a keep-alive connection may wait for its
+	// next request (--idle-timeout). Zero means 60s.
+	IdleTimeout time.Duration `yaml:"idle_timeout"`
+	// MaxConnections caps the connections open at once, event streams
+	// included (--max-connections). Zero means 512.
+	MaxConnections int `yaml:"max_connections"`
 }
 
 // Provider is one model endpoint.
@@ -240,6 +272,7 @@ func Default() *Config {
 			{Name: "mock", Type: TypeScripted},
 		},
 		Permissions: Permissions{Mode: "accept-edits"},
+		Sandbox:     Sandbox{Mode: "refuse"},
 		Limits: Limits{
 			MaxRoundTrips:    DefaultMaxRoundTrips,
 			ToolTimeout:      DefaultToolTimeout,
@@ -277,6 +310,9 @@ func (c *Config) fillDefaults() {
 	}
 	if c.Permissions.Mode == "" {
 		c.Permissions.Mode = d.Permissions.Mode
+	}
+	if c.Sandbox.Mode == "" {
+		c.Sandbox.Mode = d.Sandbox.Mode
 	}
 	if c.Limits.MaxRoundTrips == 0 {
 		c.Limits.MaxRoundTrips = d.Limits.MaxRoundTrips

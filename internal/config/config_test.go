@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -16,9 +17,11 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/agcore/agcore/actors"
+	"github.com/agcore/agcore/internal/httpapi"
 	"github.com/agcore/agcore/memory"
 	"github.com/agcore/agcore/messages"
 	"github.com/agcore/agcore/toolsys"
+	"github.com/agcore/agcore/toolsys/sandbox"
 )
 
 func TestLoad_Example(t *testing.T) {
@@ -34,6 +37,13 @@ func TestLoad_Example(t *testing.T) {
 	}
 	if cfg.Retry.MaxAttempts != 3 || cfg.Retry.MaxRetryAfter != 30*time.Second {
 		t.Errorf("retry = %+v", cfg.Retry)
+	}
+	// The example shows the server's defaults.
+	wantServe := Serve{CORSOrigins: []string{}, AllowedHosts: []string{},
+		ReadHeaderTimeout: httpapi.DefaultReadHeaderTimeout, BodyTimeout: httpapi.DefaultBodyTimeout,
+		IdleTimeout: httpapi.DefaultIdleTimeout, MaxConnections: httpapi.DefaultMaxConnections}
+	if diff := cmp.Diff(wantServe, cfg.Serve); diff != "" {
+		t.Errorf("serve (-want +got)\n%s", diff)
 	}
 	built, err := Build(t.Context(), cfg, BuildOptions{Getenv: func(string) string { return "" }})
 	if err != nil {
@@ -51,6 +61,32 @@ func TestLoad_Example(t *testing.T) {
 	}
 	if _, ok := built.Tools.Get("bash"); !ok {
 		t.Error("bash is not registered")
+	}
+}
+
+// TestParse_Serve loads every key of the serve section.
+func TestParse_Serve(t *testing.T) {
+	cfg, err := Parse("agcore.yaml", []byte(`serve:
+  cors_origins: [https://console.example.com, "HTTP://127.0.0.1:5173/"]
+  allowed_hosts: [agents.internal, "api.example.com:8443"]
+  read_header_timeout: 5s
+  body_timeout: 20s
+  idle_timeout: 90s
+  max_connections: 64
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Serve{
+		CORSOrigins:       []string{"https://console.example.com", "HTTP://127.0.0.1:5173/"},
+		AllowedHosts:      []string{"agents.internal", "api.example.com:8443"},
+		ReadHeaderTimeout: 5 * time.Second,
+		BodyTimeout:       20 * time.Second,
+		IdleTimeout:       90 * time.Second,
+		MaxConnections:    64,
+	}
+	if diff := cmp.Diff(want, cfg.Serve); diff != "" {
+		t.Errorf("serve (-want +got)\n%s", diff)
 	}
 }
 
@@ -109,6 +145,17 @@ func TestParse_Errors(t *testing.T) {
 		{"mid turn", "limits:\n  mid_turn: drop\n", `agcore.yaml:2: limits.mid_turn: unknown mid-turn policy "drop" (known: queue, interrupt, reject)`},
 		{"negative attempts", "retry:\n  max_attempts: -1\n", `agcore.yaml:2: retry.max_attempts: must not be negative, got -1 (1 disables retrying)`},
 		{"negative retry-after cap", "retry:\n  max_retry_after: -5s\n", `agcore.yaml:2: retry.max_retry_after: must not be negative, got -5s`},
+		{"sandbox mode", "sandbox:\n  mode: off\n", `agcore.yaml:2: sandbox.mode: unknown mode "off" (known: refuse, warn)`},
+		{"sandbox port", "sandbox:\n  allow_ports:\n    - 443\n    - 0\n", `agcore.yaml:4: sandbox.allow_ports[1]: 0 is not a TCP port (1-65535)`},
+		{"sandbox env", "sandbox:\n  env: [GOCACHE]\n", `agcore.yaml:2: sandbox.env[0]: want NAME=value, got "GOCACHE"`},
+		{"sandbox home", "sandbox:\n  env: [HOME=/root]\n", `agcore.yaml:2: sandbox.env[0]: HOME is the command's private directory and cannot be set`},
+		{"sandbox path", "sandbox:\n  extra_write_paths: [cache]\n", `agcore.yaml:2: sandbox.extra_write_paths[0]: "cache" is not an absolute path`},
+		{"serve wildcard origin", "serve:\n  cors_origins:\n    - https://ok.example\n    - \"*\"\n", `agcore.yaml:4: serve.cors_origins[1]: origin "*": want http://host[:port] or https://host[:port]`},
+		{"serve origin with path", "serve:\n  cors_origins: [https://ok.example/app]\n", `agcore.yaml:2: serve.cors_origins[0]: origin "https://ok.example/app": want only scheme://host[:port]`},
+		{"serve host with scheme", "serve:\n  allowed_hosts: [http://agents.internal]\n", `agcore.yaml:2: serve.allowed_hosts[0]: allowed host "http://agents.internal": want a host name or host:port`},
+		{"serve negative timeout", "serve:\n  body_timeout: -1s\n", `agcore.yaml:2: serve.body_timeout: must not be negative, got -1s`},
+		{"serve negative cap", "serve:\n  max_connections: -5\n", `agcore.yaml:2: serve.max_connections: must not be negative, got -5`},
+		{"serve unknown key", "serve:\n  cors_origin: [https://ok.example]\n", `agcore.yaml:2: serve.cors_origin: unknown key; did you mean "cors_origins"?`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -397,5 +444,28 @@ retry:
 	}
 	if got := requests.Load(); got != 4 || len(waits) != 3 {
 		t.Errorf("requests = %d, runtime waits = %v; want 4 requests and 3 waits", got, waits)
+	}
+}
+
+func TestBuild_Sandbox(t *testing.T) {
+	cfg, err := Parse("agcore.yaml", []byte("sandbox:\n  mode: warn\n  allow_ports: [443]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Workspace = t.TempDir()
+	built, err := Build(t.Context(), cfg, BuildOptions{SkipMCP: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer built.Close()
+	if built.Sandbox.Mode() != sandbox.Warn || !slices.Equal(built.Sandbox.AllowPorts(), []int{443}) {
+		t.Fatalf("sandbox mode %v, ports %v", built.Sandbox.Mode(), built.Sandbox.AllowPorts())
+	}
+	def, err := Parse("agcore.yaml", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if def.Sandbox.Mode != "refuse" {
+		t.Fatalf("default sandbox mode %q, want refuse", def.Sandbox.Mode)
 	}
 }

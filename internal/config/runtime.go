@@ -16,6 +16,7 @@ import (
 	"github.com/agcore/agcore/toolsys"
 	"github.com/agcore/agcore/toolsys/builtin"
 	"github.com/agcore/agcore/toolsys/mcp"
+	"github.com/agcore/agcore/toolsys/sandbox"
 )
 
 // BuildOptions are what Build needs besides the Config.
@@ -46,6 +47,8 @@ type Built struct {
 	// Redactor masks every credential the configuration holds; it is the
 	// one of BuildOptions, or a new one.
 	Redactor *redact.Redactor
+	// Sandbox confines the commands of the bash tool in Tools.
+	Sandbox *sandbox.Sandbox
 
 	closers []func() error
 }
@@ -117,6 +120,7 @@ func Build(ctx context.Context, c *Config, opts BuildOptions) (*Built, error) {
 	if err != nil {
 		return nil, fmt.Errorf("config: workspace: %w", err)
 	}
+	b.closers = append(b.closers, ws.Close)
 	durability, err := parseDurability(c.Durability)
 	if err != nil {
 		return nil, fmt.Errorf("config: %w", err)
@@ -238,7 +242,8 @@ func (b *Built) tools(c *Config, opts BuildOptions) (*toolsys.Registry, error) {
 	reg := toolsys.NewRegistry(toolsys.Config{Permissions: perms, Logger: log, Redactor: opts.Redactor})
 	procs := builtin.NewProcessManager(builtin.ProcessOptions{Logger: log})
 	b.closers = append(b.closers, procs.Close)
-	for _, t := range builtin.All(builtin.Options{Processes: procs, Logger: log}) {
+	b.Sandbox = sandbox.New(c.Sandbox.sandboxConfig(log))
+	for _, t := range builtin.All(builtin.Options{Processes: procs, Sandbox: b.Sandbox, Logger: log}) {
 		cat := builtinCategory[t.Name()]
 		if err := reg.Register(t, toolsys.WithCategory(cat), toolsys.WithTags("builtin", cat)); err != nil {
 			return nil, fmt.Errorf("config: tool %s: %w", t.Name(), err)

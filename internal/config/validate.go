@@ -7,7 +7,9 @@ import (
 	"regexp"
 	"strings"
 	"text/template"
+	"time"
 
+	"github.com/agcore/agcore/internal/httpapi"
 	"github.com/agcore/agcore/providers/scripted"
 	"github.com/agcore/agcore/toolsys"
 )
@@ -83,7 +85,32 @@ func (c *Config) validate() []Problem {
 	if c.Retry.MaxRetryAfter < 0 {
 		ps.add("retry.max_retry_after", "must not be negative, got %v", c.Retry.MaxRetryAfter)
 	}
+	c.validateSandbox(&ps)
+	validateServe(&ps, c.Serve)
 	return ps
+}
+
+// validateServe checks the serve section with the server's own parsers.
+func validateServe(ps *problems, s Serve) {
+	for i, o := range s.CORSOrigins {
+		if _, err := httpapi.ParseOrigin(o); err != nil {
+			ps.add(fmt.Sprintf("serve.cors_origins[%d]", i), "%v", err)
+		}
+	}
+	for i, h := range s.AllowedHosts {
+		if _, err := httpapi.ParseAllowedHost(h); err != nil {
+			ps.add(fmt.Sprintf("serve.allowed_hosts[%d]", i), "%v", err)
+		}
+	}
+	for field, d := range map[string]time.Duration{"read_header_timeout": s.ReadHeaderTimeout,
+		"body_timeout": s.BodyTimeout, "idle_timeout": s.IdleTimeout} {
+		if d < 0 {
+			ps.add("serve."+field, "must not be negative, got %v", d)
+		}
+	}
+	if s.MaxConnections < 0 {
+		ps.add("serve.max_connections", "must not be negative, got %d", s.MaxConnections)
+	}
 }
 
 func (c *Config) validateProviders(ps *problems) {

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"mime"
 	"net/http"
 	"reflect"
 	"slices"
@@ -16,23 +15,12 @@ import (
 // decodeBody decodes the request's JSON body into v, a pointer to a flat
 // struct, strictly: the body must be one JSON object whose keys are exactly
 // the struct's JSON field names (case-sensitive), with values of the right
-// types. Every failure is an *Error naming the problem; a body over the
-// limit set by http.MaxBytesReader is a 413. An empty body leaves v as it
-// is when optional, and is an error otherwise.
+// types. Every failure is an *Error naming the problem. ServeHTTP has
+// checked the Content-Type and the size of the body, and read it. An empty
+// body leaves v as it is when optional, and is an error otherwise.
 func decodeBody(r *http.Request, v any, optional bool) error {
-	if ct := r.Header.Get("Content-Type"); ct != "" {
-		mt, _, err := mime.ParseMediaType(ct)
-		if err != nil || mt != "application/json" {
-			return apiErr(http.StatusUnsupportedMediaType, CodeUnsupportedMedia,
-				"Content-Type %q is not supported; send application/json", ct)
-		}
-	}
 	data, err := io.ReadAll(r.Body)
 	if err != nil {
-		if mbe, ok := errors.AsType[*http.MaxBytesError](err); ok {
-			return &Error{Status: http.StatusRequestEntityTooLarge, Code: CodeBodyTooLarge,
-				Message: fmt.Sprintf("request body is larger than %d bytes", mbe.Limit), Err: err}
-		}
 		return &Error{Status: http.StatusBadRequest, Code: CodeBadRequest, Message: "reading the request body failed", Err: err}
 	}
 	if len(bytes.TrimSpace(data)) == 0 {

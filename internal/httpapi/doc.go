@@ -40,7 +40,43 @@
 // 5xx status: malformed JSON, an unknown field or a missing one is a 400
 // naming it, a body over Config.MaxBodyBytes a 413, an unknown session a
 // 404, a wrong method a 405 with an Allow header, a missing or wrong bearer
-// token a 401 with WWW-Authenticate.
+// token a 401 with WWW-Authenticate. Messages never repeat a request
+// header.
+//
+// # Security
+//
+// A web page in the user's browser must not be able to drive the API, even
+// on a loopback address without a token. Before any handler runs, every
+// request passes these checks, in this order:
+//
+//   - Host. The Host header must name the server: the address the client
+//     connected to (host:port), "localhost" or a loopback address on that
+//     port for a loopback connection, or a name of Config.AllowedHosts.
+//     Anything else is 421 host_not_allowed: a DNS-rebinding page, whose
+//     own name resolves to the server, sends its own name and is refused.
+//   - Origin. A request is cross-origin when its Origin is not the
+//     server's own (the scheme and Host the request was sent to), when it
+//     is "null", or when Sec-Fetch-Site is neither same-origin nor none. A
+//     cross-origin request is 403 origin_not_allowed, whatever its method
+//     (GET event streams included), unless its Origin is one of
+//     Config.CORSOrigins; that origin is then granted with
+//     Access-Control-Allow-Origin set to itself (never "*", never
+//     credentials), and CORS preflights (OPTIONS with
+//     Access-Control-Request-Method) are answered with 204, the methods
+//     GET, POST and DELETE and the headers Authorization, Content-Type,
+//     Last-Event-ID and Accept, without a token. Requests without Origin
+//     (curl, programs) pass. Every response has Vary: Origin.
+//   - Token, when Config.Token is set: 401 without it.
+//   - Body. A request with a body must say Content-Type: application/json
+//     (415 otherwise, also when the header is missing), which a page can
+//     send to another origin only after a preflight; it must arrive within
+//     Config.BodyTimeout (408, and the connection is closed) and fit in
+//     Config.MaxBodyBytes (413).
+//
+// Serve also bounds what a client can hold: Config.ReadHeaderTimeout,
+// Config.IdleTimeout and Config.MaxConnections open connections. No
+// timeout bounds a response: SSE streams last as long as their turn or
+// their client, each write bounded by Config.StreamWriteTimeout.
 //
 // # Streams
 //

@@ -27,7 +27,20 @@ const (
 	CodeSlowSubscriber   = "slow_subscriber"
 	CodeShuttingDown     = "shutting_down"
 	CodeInternal         = "internal"
+	// CodeOriginNotAllowed is a 403: the request came from a web page whose
+	// origin is not allowed (Config.CORSOrigins).
+	CodeOriginNotAllowed = "origin_not_allowed"
+	// CodeHostNotAllowed is a 421: the Host header does not name the
+	// server (Config.AllowedHosts).
+	CodeHostNotAllowed = "host_not_allowed"
+	// CodeRequestTimeout is a 408: the request body did not arrive within
+	// Config.BodyTimeout.
+	CodeRequestTimeout = "request_timeout"
 )
+
+// ErrInvalidConfig marks a Config that New refuses; the error's text names
+// the field and the problem.
+var ErrInvalidConfig = errors.New("httpapi: invalid config")
 
 // Error is an API error: the HTTP status, a stable machine-readable code
 // and a message for people. Handlers return it; it is written as the

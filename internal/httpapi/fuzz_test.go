@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agcore/agcore/internal/httpapi"
 	"github.com/agcore/agcore/providers/scripted"
 )
 
@@ -27,7 +28,8 @@ func FuzzHTTPAPI(f *testing.F) {
 	f.Add(uint8(1), "/v1/sessions/%2F/cancel", []byte(`{"input":null}`), "application/json")
 
 	script := scripted.Script{Rules: []scripted.Rule{{Match: scripted.Match{Any: true}, Reply: scripted.Reply{Text: "ok"}}}}
-	e := newEnv(f, envOptions{script: script})
+	e := newEnv(f, envOptions{script: script,
+		config: func(c *httpapi.Config) { c.AllowedHosts = []string{"agcore.test"} }})
 	e.createSession("s1")
 	f.Fuzz(func(t *testing.T, method uint8, path string, body []byte, accept string) {
 		methods := []string{"GET", "POST", "DELETE", "PUT", "PATCH", "HEAD", "OPTIONS"}
@@ -43,6 +45,9 @@ func FuzzHTTPAPI(f *testing.F) {
 		req := httptest.NewRequestWithContext(ctx, methods[int(method)%len(methods)], "http://agcore.test/", bytes.NewReader(body))
 		req.URL, req.RequestURI = u, u.RequestURI()
 		req.Header.Set("Accept", accept)
+		if len(body) > 0 {
+			req.Header.Set("Content-Type", "application/json")
+		}
 		rec := httptest.NewRecorder()
 		e.srv.ServeHTTP(&stopOnFlush{rec, cancel}, req)
 		code := rec.Code

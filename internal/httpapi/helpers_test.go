@@ -84,6 +84,10 @@ type envOptions struct {
 	serve bool
 	// store and journal reuse those of an earlier env.
 	from *env
+	// config, when set, adjusts the server's Config before New.
+	config func(*httpapi.Config)
+	// wrap, when set, wraps the loopback listener of serve.
+	wrap func(net.Listener) net.Listener
 }
 
 func newEnv(t testing.TB, o envOptions) *env {
@@ -138,10 +142,14 @@ func newEnv(t testing.TB, o envOptions) *env {
 		t.Fatal(err)
 	}
 	e.rt = rt
-	e.srv, err = httpapi.New(httpapi.Config{
+	cfg := httpapi.Config{
 		Runtime: rt, Tools: reg, Metrics: metrics,
 		Token: o.token, MaxBodyBytes: o.maxBody,
-	})
+	}
+	if o.config != nil {
+		o.config(&cfg)
+	}
+	e.srv, err = httpapi.New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -151,8 +159,11 @@ func newEnv(t testing.TB, o envOptions) *env {
 			t.Fatal(err)
 		}
 		served := make(chan error, 1)
-		go func() { served <- e.srv.Serve(ln) }()
 		e.url = "http://" + ln.Addr().String()
+		if o.wrap != nil {
+			ln = o.wrap(ln)
+		}
+		go func() { served <- e.srv.Serve(ln) }()
 		t.Cleanup(func() {
 			e.close()
 			if err := <-served; !errors.Is(err, httpapi.ErrServerClosed) {
@@ -196,8 +207,10 @@ func (e *env) do(method, path, body string, header ...string) (*http.Response, [
 }
 
 // send sends a request; the caller closes the body. header alternates
-// names and values; the env's token is sent unless an Authorization header
-// is given.
+// names and values; an empty value removes the header, and "Host" sets the
+// Host header. The env's token is sent unless an Authorization header is
+// given, and a body is sent as application/json unless a Content-Type
+// header is given.
 func (e *env) send(method, path, body string, header ...string) *http.Response {
 	e.t.Helper()
 	var rd io.Reader
@@ -211,8 +224,18 @@ func (e *env) send(method, path, body string, header ...string) *http.Response {
 	if e.token != "" {
 		req.Header.Set("Authorization", "Bearer "+e.token)
 	}
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
 	for i := 0; i+1 < len(header); i += 2 {
-		req.Header.Set(header[i], header[i+1])
+		switch name, value := header[i], header[i+1]; {
+		case strings.EqualFold(name, "Host"):
+			req.Host = value
+		case value == "":
+			req.Header.Del(name)
+		default:
+			req.Header.Set(name, value)
+		}
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
@@ -340,6 +363,21 @@ func (s *sseReader) rest(t *testing.T) []frame {
 			t.Fatalf("after %v: %v", types(out), err)
 		}
 		out = append(out, f)
+	}
+}
+
+// skipComments reads the stream until n more comment lines (heartbeats)
+// have arrived; frames read meanwhile are dropped.
+func (s *sseReader) skipComments(t *testing.T, n int) {
+	t.Helper()
+	want := s.comments + n
+	for s.comments < want && s.sc.Scan() {
+		if strings.HasPrefix(s.sc.Text(), ":") {
+			s.comments++
+		}
+	}
+	if s.comments < want {
+		t.Fatalf("the stream ended after %d of %d heartbeats: %v", n-(want-s.comments), n, s.sc.Err())
 	}
 }
 

@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"crypto/subtle"
@@ -18,6 +19,7 @@ import (
 	"time"
 
 	"github.com/rs/zerolog"
+	"golang.org/x/net/netutil"
 
 	"github.com/agcore/agcore/actors"
 	"github.com/agcore/agcore/memory"
@@ -39,6 +41,18 @@ const (
 	// runtime's shutdown once Shutdown's context has ended, when
 	// Config.ShutdownGrace is zero.
 	DefaultShutdownGrace = 10 * time.Second
+	// DefaultReadHeaderTimeout bounds the reading of request headers when
+	// Config.ReadHeaderTimeout is zero.
+	DefaultReadHeaderTimeout = 10 * time.Second
+	// DefaultBodyTimeout bounds the reading of a request body when
+	// Config.BodyTimeout is zero.
+	DefaultBodyTimeout = 30 * time.Second
+	// DefaultIdleTimeout is how long a keep-alive connection waits for its
+	// next request when Config.IdleTimeout is zero.
+	DefaultIdleTimeout = 60 * time.Second
+	// DefaultMaxConnections caps the open connections when
+	// Config.MaxConnections is zero.
+	DefaultMaxConnections = 512
 )
 
 // ErrServerClosed is returned by Serve after Shutdown, and by a second
@@ -106,6 +120,45 @@ type Config struct {
 	// for cancelled turns to end, for handlers to finish writing their
 	// streams, and for the runtime to stop. Zero means DefaultShutdownGrace.
 	ShutdownGrace time.Duration
+
+	// CORSOrigins are the web origins ("https://console.example.com")
+	// whose pages may use the API across origins; they are granted CORS
+	// access (their own origin, never a wildcard, never cookies). Empty
+	// means none: a request from any page but the server's own origin is
+	// refused with 403, whatever its method. See ParseOrigin for the form.
+	CORSOrigins []string
+	// AllowedHosts are names the Host header may carry besides the
+	// address a client connected to (and, on a loopback connection,
+	// "localhost" and loopback addresses on that port): "name" on any
+	// port, or "name:port". Set it to the names a server is reached by
+	// through DNS or a reverse proxy. Empty means none: any other Host is
+	// refused with 421, which defeats DNS rebinding. See ParseAllowedHost.
+	AllowedHosts []string
+
+	// BodyTimeout bounds the reading of a request's body, from the start
+	// of the request; a body that takes longer is refused with 408 and its
+	// connection closed. It is a read deadline on the connection, set by
+	// ServeHTTP (also under another http.Server) and lifted once the body
+	// is read: it never bounds the response, and SSE streams last as long
+	// as their turn or their client. Zero means DefaultBodyTimeout;
+	// negative is an error.
+	BodyTimeout time.Duration
+
+	// The following bound the connections of Serve; a negative value is an
+	// error. An http.Server that serves the Server as a Handler sets its
+	// own.
+
+	// ReadHeaderTimeout bounds the reading of a request's headers. Zero
+	// means DefaultReadHeaderTimeout.
+	ReadHeaderTimeout time.Duration
+	// IdleTimeout is how long a keep-alive connection may wait for its
+	// next request. Zero means DefaultIdleTimeout.
+	IdleTimeout time.Duration
+	// MaxConnections caps the connections open at once (each SSE stream
+	// holds one); more wait to be accepted. Zero means
+	// DefaultMaxConnections.
+	MaxConnections int
+
 	// Logger receives a debug line per request and the errors of the
 	// server. The zero Logger discards them.
 	Logger zerolog.Logger
@@ -124,6 +177,8 @@ type Server struct {
 	log      zerolog.Logger
 	tokenSum [sha256.Size]byte
 	mux      *http.ServeMux
+	origins  originPolicy
+	hosts    hostPolicy
 
 	// sessMu orders session creation and deletion (writers) against the
 	// requests that activate an existing session (readers).
@@ -139,10 +194,30 @@ type Server struct {
 	inFlight atomic.Int64
 }
 
-// New returns a Server for cfg. It fails when Runtime is missing.
+// New returns a Server for cfg. It fails, with an error matching
+// ErrInvalidConfig that names the field, when Runtime is missing, a timeout
+// or MaxConnections is negative, or an entry of CORSOrigins or AllowedHosts
+// is not valid.
 func New(cfg Config) (*Server, error) {
 	if cfg.Runtime == nil {
-		return nil, errors.New("httpapi: Config.Runtime is required")
+		return nil, fmt.Errorf("%w: Config.Runtime is required", ErrInvalidConfig)
+	}
+	for name, d := range map[string]time.Duration{"ReadHeaderTimeout": cfg.ReadHeaderTimeout,
+		"BodyTimeout": cfg.BodyTimeout, "IdleTimeout": cfg.IdleTimeout} {
+		if d < 0 {
+			return nil, fmt.Errorf("%w: Config.%s must not be negative, got %v", ErrInvalidConfig, name, d)
+		}
+	}
+	if cfg.MaxConnections < 0 {
+		return nil, fmt.Errorf("%w: Config.MaxConnections must not be negative, got %d", ErrInvalidConfig, cfg.MaxConnections)
+	}
+	origins, err := newOriginPolicy(cfg.CORSOrigins)
+	if err != nil {
+		return nil, err
+	}
+	hosts, err := newHostPolicy(cfg.AllowedHosts)
+	if err != nil {
+		return nil, err
 	}
 	if cfg.Journal == nil {
 		cfg.Journal = cfg.Runtime.Journal()
@@ -162,8 +237,15 @@ func New(cfg Config) (*Server, error) {
 	if cfg.ShutdownGrace <= 0 {
 		cfg.ShutdownGrace = DefaultShutdownGrace
 	}
+	cfg.ReadHeaderTimeout = cmp.Or(cfg.ReadHeaderTimeout, DefaultReadHeaderTimeout)
+	cfg.BodyTimeout = cmp.Or(cfg.BodyTimeout, DefaultBodyTimeout)
+	cfg.IdleTimeout = cmp.Or(cfg.IdleTimeout, DefaultIdleTimeout)
+	cfg.MaxConnections = cmp.Or(cfg.MaxConnections, DefaultMaxConnections)
 	cfg.Agents = append([]string(nil), cfg.Agents...)
+	cfg.CORSOrigins = append([]string(nil), cfg.CORSOrigins...)
+	cfg.AllowedHosts = append([]string(nil), cfg.AllowedHosts...)
 	s := &Server{
+		origins: origins, hosts: hosts,
 		cfg: cfg, rt: cfg.Runtime, journal: cfg.Journal, metrics: cfg.Metrics,
 		log: cfg.Logger.With().Str("component", "httpapi").Logger(), closed: make(chan struct{}),
 		running: make(map[string]int),
@@ -203,10 +285,19 @@ func (s *Server) routes() {
 // fallbackRoute labels the requests no endpoint matches.
 const fallbackRoute = "unmatched"
 
-// ServeHTTP implements http.Handler: it authenticates the request, limits
-// its body, answers it, and counts it.
+// ServeHTTP implements http.Handler. It refuses, in this order, a Host
+// that does not name the server (421), a request from a foreign web page
+// (403; a CORS preflight is answered here), a missing or wrong token
+// (401), a body that is not JSON (415), too large (413) or too slow (408);
+// then it answers the request and counts it.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
+	rc := http.NewResponseController(w)
+	if hasBody(r) {
+		// Set first, so that it also bounds the discarding of the body of
+		// a request refused before its body is read.
+		_ = rc.SetReadDeadline(start.Add(s.cfg.BodyTimeout))
+	}
 	s.inFlight.Add(1)
 	rec := &statusRecorder{ResponseWriter: w}
 	_, route := s.mux.Handler(r)
@@ -230,6 +321,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			Int("status", rec.code()).Dur("took", took).Msg("request")
 	}()
 
+	if !s.guard(rec, r) {
+		return
+	}
 	public := r.URL.Path == "/healthz" || r.URL.Path == "/readyz"
 	if !public && !s.authorized(r) {
 		rec.Header().Set("WWW-Authenticate", `Bearer realm="agcore"`)
@@ -251,13 +345,55 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeError(rec, apiErr(http.StatusNotFound, CodeNotFound, "no endpoint at %q: the path is not in canonical form", p))
 		return
 	}
+	if err := checkContentType(r); err != nil {
+		writeError(rec, err)
+		return
+	}
 	if r.ContentLength > s.cfg.MaxBodyBytes {
 		writeError(rec, apiErr(http.StatusRequestEntityTooLarge, CodeBodyTooLarge,
 			"request body is larger than %d bytes", s.cfg.MaxBodyBytes))
 		return
 	}
-	r.Body = http.MaxBytesReader(rec, r.Body, s.cfg.MaxBodyBytes)
+	if hasBody(r) {
+		if err := s.readBody(rec, rc, r); err != nil {
+			writeError(rec, err)
+			return
+		}
+	}
 	s.mux.ServeHTTP(rec, r)
+}
+
+// guard applies the host and origin policies to r and reports whether it
+// may go on. Otherwise it has answered: with an error, or with the answer
+// to a CORS preflight. Every response varies with the Origin header.
+func (s *Server) guard(w http.ResponseWriter, r *http.Request) bool {
+	h := w.Header()
+	h.Add("Vary", "Origin")
+	preflightReq := isPreflight(r)
+	if preflightReq {
+		h.Add("Vary", "Access-Control-Request-Method")
+		h.Add("Vary", "Access-Control-Request-Headers")
+	}
+	local, _ := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
+	if !s.hosts.allows(r.Host, local, r.TLS != nil) {
+		writeError(w, apiErr(http.StatusMisdirectedRequest, CodeHostNotAllowed,
+			"the Host header does not name this server; add the name the server is reached by "+
+				"with --allowed-host (config serve.allowed_hosts)"))
+		return false
+	}
+	grant, err := s.origins.check(r)
+	if err != nil {
+		writeError(w, err)
+		return false
+	}
+	if preflightReq {
+		preflight(w, r, grant)
+		return false
+	}
+	if grant != "" {
+		h.Set("Access-Control-Allow-Origin", grant)
+	}
+	return true
 }
 
 // authorized reports whether r carries the configured token (or none is
@@ -304,14 +440,20 @@ func (s *Server) isClosing() bool {
 }
 
 // Serve accepts connections on ln and serves the API until Shutdown, when
-// it returns ErrServerClosed. Any other error stops it.
+// it returns ErrServerClosed. Any other error stops it. It holds at most
+// Config.MaxConnections connections at once, and applies
+// Config.ReadHeaderTimeout and Config.IdleTimeout to them.
 func (s *Server) Serve(ln net.Listener) error {
+	// No ReadTimeout or WriteTimeout: they would cut SSE streams.
+	// ServeHTTP bounds each body with a read deadline instead, and SSE
+	// writes have their own deadlines.
 	hs := &http.Server{
 		Handler:           s,
-		ReadHeaderTimeout: 10 * time.Second,
-		IdleTimeout:       2 * time.Minute,
+		ReadHeaderTimeout: s.cfg.ReadHeaderTimeout,
+		IdleTimeout:       s.cfg.IdleTimeout,
 		ErrorLog:          log.New(s.log.With().Str("source", "net/http").Logger(), "", 0),
 	}
+	ln = netutil.LimitListener(ln, s.cfg.MaxConnections)
 	s.mu.Lock()
 	if s.closing {
 		s.mu.Unlock()

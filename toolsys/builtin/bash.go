@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/agcore/agcore/toolsys"
+	"github.com/agcore/agcore/toolsys/sandbox"
 )
 
 // maxCommandTimeout bounds the timeout a bash call may ask for.
@@ -39,27 +40,64 @@ type BashParams struct {
 // agent's own (PATH defaults to /usr/local/bin:/usr/bin:/bin and LANG to
 // C.UTF-8), plus the call's env; nothing else of the agent's environment,
 // such as API keys, reaches it.
+//
+// Commands run confined by the sandbox (Options.Sandbox): they read the
+// system directories, write only the workspace and a private directory
+// (their HOME and TMPDIR, removed afterwards), and connect to the allowed
+// TCP ports only. Where the host cannot confine them, the description says
+// so, and the sandbox's Mode refuses every call (the default) or runs the
+// command unconfined.
 type Bash struct {
 	procs     *ProcessManager
+	sandbox   *sandbox.Sandbox
 	timeout   time.Duration
 	maxOutput int
 }
 
-// NewBash returns bash; it uses opts.BashTimeout, opts.BashMaxOutput and
-// procs for background commands.
+// NewBash returns bash; it uses opts.BashTimeout, opts.BashMaxOutput,
+// opts.Sandbox, and procs for background commands.
 func NewBash(opts Options, procs *ProcessManager) *Bash {
 	o := opts.withDefaults()
-	return &Bash{procs: procs, timeout: o.BashTimeout, maxOutput: o.BashMaxOutput}
+	return &Bash{procs: procs, sandbox: o.sandbox(), timeout: o.BashTimeout, maxOutput: o.BashMaxOutput}
 }
 
 // Name returns "bash".
 func (*Bash) Name() string { return "bash" }
 
-// Description tells the model how to use bash.
-func (*Bash) Description() string {
+// Description tells the model how to use bash, and what its commands may
+// reach; the first call probes the host (see sandbox.Sandbox.Status).
+func (t *Bash) Description() string {
 	return "Run a shell command with bash in the workspace root and return its combined stdout and stderr " +
 		"and exit code. Commands are killed after timeout_seconds (default 120). Long-running commands " +
-		"(servers, watchers) belong in run_in_background; check them with bash_process."
+		"(servers, watchers) belong in run_in_background; check them with bash_process. " +
+		confinementText(t.sandbox)
+}
+
+// confinementText tells the model what commands may reach under sb.
+func confinementText(sb *sandbox.Sandbox) string {
+	st := sb.Status(context.Background())
+	switch {
+	case st.Confined:
+		net := "They cannot open network connections."
+		if ports := sb.AllowPorts(); len(ports) > 0 {
+			net = fmt.Sprintf("They can open TCP connections to port %s only, and cannot listen.", joinInts(ports))
+		}
+		return "Commands run confined (Landlock sandbox): they can read the system directories and write only " +
+			"the workspace and $TMPDIR ($HOME is also private; both are emptied after each command); the rest " +
+			"of the file system, including the user's home directory, is off limits. " + net
+	case sb.Mode() == sandbox.Warn:
+		return "Sandbox: unconfined (" + st.Reason + "): commands can read, write and connect wherever the agent can."
+	}
+	return "Sandbox: unconfined (" + st.Reason + "), so every call is refused."
+}
+
+// joinInts lists ns as "80, 443".
+func joinInts(ns []int) string {
+	s := make([]string, len(ns))
+	for i, n := range ns {
+		s[i] = fmt.Sprint(n)
+	}
+	return strings.Join(s, ", ")
 }
 
 // Permission is PermExecute.
@@ -113,15 +151,25 @@ func (t *Bash) Execute(ctx context.Context, p BashParams, tc *toolsys.Context) (
 	if tc == nil || tc.Workspace == nil {
 		return toolsys.ErrorResult("%v", errNoWorkspace), nil
 	}
+	st, err := t.sandbox.Check(ctx)
+	switch {
+	case errors.Is(err, sandbox.ErrUnconfined):
+		return toolsys.ErrorResult("%v", err), nil
+	case err != nil:
+		return toolsys.Result{}, fmt.Errorf("bash: %w", err)
+	}
 	c := Command{Script: p.Command, Dir: tc.Workspace.Root(), Env: commandEnv(p.Env), Description: p.Description}
+	if st.Confined {
+		c.Sandbox = t.sandbox
+	}
 	if p.RunInBackground {
-		return t.background(c, tc)
+		return t.background(ctx, c, tc)
 	}
 	timeout := t.timeout
 	if p.TimeoutSeconds > 0 {
 		timeout = min(time.Duration(p.TimeoutSeconds)*time.Second, maxCommandTimeout)
 	}
-	proc, err := startProcess("", c, t.maxOutput, tc.Logger)
+	proc, err := startProcess(ctx, "", c, t.maxOutput, tc.Logger)
 	if err != nil {
 		return toolsys.Result{}, fmt.Errorf("bash: %w", err)
 	}
@@ -166,11 +214,11 @@ func (t *Bash) Execute(ctx context.Context, p BashParams, tc *toolsys.Context) (
 }
 
 // background starts c in the process manager.
-func (t *Bash) background(c Command, tc *toolsys.Context) (toolsys.Result, error) {
+func (t *Bash) background(ctx context.Context, c Command, tc *toolsys.Context) (toolsys.Result, error) {
 	if t.procs == nil {
 		return toolsys.ErrorResult("background commands are not available"), nil
 	}
-	proc, err := t.procs.Start(c)
+	proc, err := t.procs.Start(ctx, c)
 	switch {
 	case errors.Is(err, ErrTooManyProcesses):
 		return toolsys.ErrorResult("%v; stop one with bash_process first", err), nil

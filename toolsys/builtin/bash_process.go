@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/agcore/agcore/toolsys"
+	"github.com/agcore/agcore/toolsys/sandbox"
 )
 
 // defaultBlockTimeout is how long bash_process blocks when the call names no
@@ -27,14 +28,17 @@ type BashProcessParams struct {
 // BashProcess is the bash_process tool: it returns a background process's
 // output written since the last call and its status, optionally after
 // waiting for it to exit, stops it, or lists all background processes.
+// Where bash is refused (the sandbox cannot confine commands in Refuse
+// mode), so is bash_process, with the same reason.
 type BashProcess struct {
-	procs *ProcessManager
+	procs   *ProcessManager
+	sandbox *sandbox.Sandbox
 }
 
 // NewBashProcess returns bash_process over procs, the manager bash starts
-// background commands in.
-func NewBashProcess(procs *ProcessManager) *BashProcess {
-	return &BashProcess{procs: procs}
+// background commands in, and opts.Sandbox, the sandbox bash uses.
+func NewBashProcess(opts Options, procs *ProcessManager) *BashProcess {
+	return &BashProcess{procs: procs, sandbox: opts.sandbox()}
 }
 
 // Name returns "bash_process".
@@ -82,6 +86,11 @@ func (t *BashProcess) Execute(ctx context.Context, p BashProcessParams, tc *tool
 	}
 	if t.procs == nil {
 		return toolsys.ErrorResult("background commands are not available"), nil
+	}
+	if _, err := t.sandbox.Check(ctx); errors.Is(err, sandbox.ErrUnconfined) {
+		return toolsys.ErrorResult("%v", err), nil
+	} else if err != nil {
+		return toolsys.Result{}, fmt.Errorf("bash_process: %w", err)
 	}
 	if p.List {
 		return t.list(), nil

@@ -33,7 +33,7 @@ func TestBashProcess_PollThenBlock(t *testing.T) {
 	tc, root := newWorkspace(t)
 	pm := newManager(t, ProcessOptions{})
 	gate := mkfifo(t, root, "gate")
-	bp := NewBashProcess(pm)
+	bp := NewBashProcess(Options{}, pm)
 	p := startBackground(t, pm, tc, "echo started; read line < gate; echo finished; exit 4")
 	waitOutput(t, p, "started\n")
 
@@ -68,7 +68,7 @@ func TestBashProcess_BlockTimesOut(t *testing.T) {
 	pm := newManager(t, ProcessOptions{})
 	mkfifo(t, root, "never")
 	p := startBackground(t, pm, tc, "read line < never")
-	r, err := NewBashProcess(pm).Execute(context.Background(), BashProcessParams{ProcessID: p.ID(), Block: true, TimeoutSeconds: 1}, tc)
+	r, err := NewBashProcess(Options{}, pm).Execute(context.Background(), BashProcessParams{ProcessID: p.ID(), Block: true, TimeoutSeconds: 1}, tc)
 	r = mustOK(t, r, err)
 	if r.Metadata["timed_out"] != true || r.Metadata["status"] != "running" {
 		t.Fatalf("metadata: %v", r.Metadata)
@@ -85,7 +85,7 @@ func TestBashProcess_BlockCancelled(t *testing.T) {
 	p := startBackground(t, pm, tc, "read line < never")
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	_, err := NewBashProcess(pm).Execute(ctx, BashProcessParams{ProcessID: p.ID(), Block: true}, tc)
+	_, err := NewBashProcess(Options{}, pm).Execute(ctx, BashProcessParams{ProcessID: p.ID(), Block: true}, tc)
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v", err)
 	}
@@ -101,7 +101,7 @@ func TestBashProcess_StopKillsGroup(t *testing.T) {
 	p := startBackground(t, pm, tc, "sleep 300 & echo $! > pid; wait")
 	pid := readPID(t, fifo, p.Done())
 	pidfd := watchPID(t, pid)
-	r, err := NewBashProcess(pm).Execute(context.Background(), BashProcessParams{ProcessID: p.ID(), Stop: true}, tc)
+	r, err := NewBashProcess(Options{}, pm).Execute(context.Background(), BashProcessParams{ProcessID: p.ID(), Stop: true}, tc)
 	r = mustOK(t, r, err)
 	if r.Metadata["status"] != "stopped" || !strings.HasPrefix(r.Content, "bg_1 was stopped") {
 		t.Fatalf("result: %+v", r)
@@ -112,7 +112,7 @@ func TestBashProcess_StopKillsGroup(t *testing.T) {
 func TestBashProcess_List(t *testing.T) {
 	tc, root := newWorkspace(t)
 	pm := newManager(t, ProcessOptions{})
-	bp := NewBashProcess(pm)
+	bp := NewBashProcess(Options{}, pm)
 	r, err := bp.Execute(context.Background(), BashProcessParams{List: true}, tc)
 	if r = mustOK(t, r, err); r.Content != "No background processes." {
 		t.Fatalf("empty list: %q", r.Content)
@@ -147,7 +147,7 @@ func TestBashProcess_List(t *testing.T) {
 func TestBashProcess_Errors(t *testing.T) {
 	tc, _ := newWorkspace(t)
 	pm := newManager(t, ProcessOptions{})
-	bp := NewBashProcess(pm)
+	bp := NewBashProcess(Options{}, pm)
 	tests := []struct {
 		name string
 		p    BashProcessParams

@@ -11,13 +11,14 @@ import (
 // All returns every built-in tool, bridged into toolsys.Tool values:
 // read_file, write_file, edit_file, list_dir, glob, grep, bash,
 // bash_process and web_fetch. bash and bash_process share
-// opts.Processes; when it is nil a new ProcessManager is created for them
-// (see Options.Processes).
+// opts.Processes and opts.Sandbox; when they are nil a new ProcessManager
+// and a new Sandbox are created for them (see Options).
 func All(opts Options) []toolsys.Tool {
 	procs := opts.Processes
 	if procs == nil {
 		procs = NewProcessManager(ProcessOptions{Logger: opts.Logger})
 	}
+	opts.Sandbox = opts.sandbox()
 	return []toolsys.Tool{
 		toolsys.Bridge[ReadFileParams](NewReadFile(opts)),
 		toolsys.Bridge[WriteFileParams](NewWriteFile(opts)),
@@ -26,7 +27,7 @@ func All(opts Options) []toolsys.Tool {
 		toolsys.Bridge[GlobParams](NewGlob(opts)),
 		toolsys.Bridge[GrepParams](NewGrep(opts)),
 		toolsys.Bridge[BashParams](NewBash(opts, procs)),
-		toolsys.Bridge[BashProcessParams](NewBashProcess(procs)),
+		toolsys.Bridge[BashProcessParams](NewBashProcess(opts, procs)),
 		toolsys.Bridge[WebFetchParams](NewWebFetch(opts)),
 	}
 }

@@ -16,12 +16,20 @@
 // # Files
 //
 // The file tools (read_file, write_file, edit_file, list_dir, glob, grep)
-// resolve every path through the call's toolsys.Workspace, so nothing
-// outside the workspace root is read or written, also not through a
-// symlink. Without a workspace they refuse to run. Paths in their output are
-// relative to the workspace root, with forward slashes. Writes are atomic: a
-// temporary file in the target's directory is written, synced and renamed
-// over the target. Directory walks never follow symlinks and skip .git.
+// reach files only through the call's toolsys.Workspace: a path is mapped to
+// a name inside the workspace (symlinks that stay inside are followed, ones
+// that lead outside are refused with an error naming the link), and every
+// open, stat, create, rename and walk then goes through the workspace's
+// os.Root, so a directory swapped for a symlink between a check and an open
+// cannot lead outside. Without a workspace they refuse to run. They read and
+// write regular files only: a named pipe, socket or device is refused at
+// once (never blocked on), and a file with more than one hard link is
+// refused unless Options.AllowHardlinks is set, since its other name may lie
+// outside the workspace. Paths in their output are relative to the
+// workspace root, with forward slashes. Writes are atomic: a temporary file
+// in the target's directory is written, synced and renamed over the target,
+// all relative to that directory. Directory walks never follow symlinks and
+// skip .git; grep skips what it may not read.
 //
 // # Commands
 //
@@ -35,6 +43,14 @@
 // the call passes in env. Background commands live in a ProcessManager that
 // bash and bash_process share; bash_process polls their output, waits for
 // them, stops them and lists them.
+//
+// Commands, foreground and background, run confined by Options.Sandbox
+// (Landlock, see package sandbox): they read the system directories,
+// write only the workspace and a private HOME and TMPDIR, and connect to
+// the allowed TCP ports only. This needs the program to call sandbox.Main
+// first thing in main. Where the host cannot confine them, bash's
+// description says so, and the default Refuse mode makes bash and
+// bash_process fail with the reason and the setting to change.
 //
 // Permission rules see a bash call as the simple commands of its script,
 // parsed as bash: "git status; rm -rf x" is two subjects, so an allow rule

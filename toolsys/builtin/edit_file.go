@@ -4,7 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
+	"io"
+	"io/fs"
 	"strings"
 
 	"github.com/agcore/agcore/toolsys"
@@ -24,11 +25,15 @@ type EditFileParams struct {
 
 // EditFile is the edit_file tool: it replaces text in an existing file, by
 // exact match or by line range, writes the file atomically and reports the
-// change as diff statistics and a short diff.
-type EditFile struct{}
+// change as diff statistics and a short diff. It reads and writes through
+// the workspace root, regular files only, refusing a file with several hard
+// links unless Options.AllowHardlinks is set.
+type EditFile struct {
+	policy toolsys.FilePolicy
+}
 
-// NewEditFile returns edit_file.
-func NewEditFile(Options) *EditFile { return &EditFile{} }
+// NewEditFile returns edit_file; it uses opts.AllowHardlinks.
+func NewEditFile(opts Options) *EditFile { return &EditFile{policy: opts.filePolicy()} }
 
 // Name returns "edit_file".
 func (*EditFile) Name() string { return "edit_file" }
@@ -76,21 +81,22 @@ func (t *EditFile) Execute(ctx context.Context, p EditFileParams, tc *toolsys.Co
 	if err := t.Precheck(p); err != nil {
 		return toolsys.ErrorResult("%v", err), nil
 	}
-	ws, abs, err := resolve(tc, p.Path)
+	ws, name, err := resolve(tc, p.Path)
 	if err != nil {
 		return toolsys.ErrorResult("%v", err), nil
 	}
-	rel := ws.Rel(abs)
-	mode, exists, err := existingMode(abs)
+	rel := display(name)
+	f, st, err := ws.OpenRegular(name, t.policy)
 	switch {
-	case errors.Is(err, errIsDir):
+	case isDir(err):
 		return toolsys.ErrorResult("%s is a directory, not a file", rel), nil
+	case errors.Is(err, fs.ErrNotExist):
+		return toolsys.ErrorResult("file not found: %s (use write_file to create a file)", rel), nil
 	case err != nil:
 		return fileError(rel, err), nil
-	case !exists:
-		return toolsys.ErrorResult("file not found: %s (use write_file to create a file)", rel), nil
 	}
-	data, err := os.ReadFile(abs)
+	data, err := io.ReadAll(f)
+	_ = f.Close()
 	if err != nil {
 		return fileError(rel, err), nil
 	}
@@ -137,7 +143,7 @@ func (t *EditFile) Execute(ctx context.Context, p EditFileParams, tc *toolsys.Co
 	if err := ctx.Err(); err != nil {
 		return toolsys.Result{}, fmt.Errorf("edit_file %s: %w", rel, err)
 	}
-	if err := writeAtomic(abs, []byte(updated), mode); err != nil {
+	if err := writeAtomic(ws, name, []byte(updated), st.Mode().Perm()); err != nil {
 		return fileError(rel, err), nil
 	}
 	added, removed := diffStats(hunks)

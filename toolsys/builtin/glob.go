@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io/fs"
-	"path/filepath"
 	"slices"
 	"strings"
 
@@ -19,7 +18,8 @@ type GlobParams struct {
 
 // Glob is the glob tool: it lists the files and directories under a
 // directory whose paths match a pattern with "**" support, sorted and
-// capped. It never follows symlinks and skips .git directories.
+// capped. It walks through the workspace root, never follows symlinks and
+// skips .git directories; it reads names only, never file content.
 type Glob struct {
 	maxResults int
 }
@@ -59,29 +59,29 @@ func (t *Glob) Execute(ctx context.Context, p GlobParams, tc *toolsys.Context) (
 	}
 	var found []string
 	truncated := false
-	err = filepath.WalkDir(base, func(abs string, d fs.DirEntry, err error) error {
+	err = ws.WalkDir(base, func(name string, d fs.DirEntry, err error) error {
 		if cerr := ctx.Err(); cerr != nil {
 			return cerr
 		}
-		if abs == base {
+		if name == display(base) {
 			return err
 		}
 		if err != nil {
 			return skipEntry(d)
 		}
-		rel := relSlash(base, abs)
+		rel := below(display(base), name)
 		if d.IsDir() && d.Name() == ".git" {
-			return filepath.SkipDir
+			return fs.SkipDir
 		}
 		if g.match(rel) {
 			if len(found) == t.maxResults {
 				truncated = true
-				return filepath.SkipAll
+				return fs.SkipAll
 			}
-			found = append(found, displayPath(ws, abs, d))
+			found = append(found, displayPath(name, d))
 		}
 		if d.IsDir() && !g.canDescend(rel) {
-			return filepath.SkipDir
+			return fs.SkipDir
 		}
 		return nil
 	})
@@ -89,12 +89,12 @@ func (t *Glob) Execute(ctx context.Context, p GlobParams, tc *toolsys.Context) (
 		if ctx.Err() != nil {
 			return toolsys.Result{}, fmt.Errorf("glob: %w", err)
 		}
-		return fileError(ws.Rel(base), err), nil
+		return fileError(display(base), err), nil
 	}
 	slices.Sort(found)
 	meta := map[string]any{"matches": len(found), "truncated": truncated}
 	if len(found) == 0 {
-		return toolsys.Result{Content: fmt.Sprintf("No paths match %q under %s", p.Pattern, ws.Rel(base)), Metadata: meta}, nil
+		return toolsys.Result{Content: fmt.Sprintf("No paths match %q under %s", p.Pattern, display(base)), Metadata: meta}, nil
 	}
 	out := strings.Join(found, "\n") + "\n"
 	if truncated {
@@ -103,47 +103,41 @@ func (t *Glob) Execute(ctx context.Context, p GlobParams, tc *toolsys.Context) (
 	return toolsys.Result{Content: out, Metadata: meta}, nil
 }
 
-// resolveDir resolves dir (default ".") as an existing directory of the
-// call's workspace. When ok is false, res is the refusal for the model.
-func resolveDir(tc *toolsys.Context, dir string) (ws *toolsys.Workspace, abs string, res toolsys.Result, ok bool) {
+// resolveDir resolves dir (default ".") to the workspace name of an existing
+// directory of the call's workspace. When ok is false, res is the refusal
+// for the model.
+func resolveDir(tc *toolsys.Context, dir string) (ws *toolsys.Workspace, name string, res toolsys.Result, ok bool) {
 	if dir == "" {
 		dir = "."
 	}
-	ws, abs, err := resolve(tc, dir)
+	ws, name, err := resolve(tc, dir)
 	if err != nil {
 		return nil, "", toolsys.ErrorResult("%v", err), false
 	}
-	if st, err := statDir(abs); err != nil {
-		return nil, "", fileError(ws.Rel(abs), err), false
-	} else if !st {
-		return nil, "", toolsys.ErrorResult("%s is not a directory", ws.Rel(abs)), false
+	st, err := ws.FS().Stat(name)
+	if err != nil {
+		return nil, "", fileError(display(name), err), false
 	}
-	return ws, abs, toolsys.Result{}, true
+	if !st.IsDir() {
+		return nil, "", toolsys.ErrorResult("%s is not a directory", display(name)), false
+	}
+	return ws, name, toolsys.Result{}, true
 }
 
 // skipEntry is what a walk does with an entry it cannot read: skip it (and
 // everything below it).
 func skipEntry(d fs.DirEntry) error {
 	if d != nil && d.IsDir() {
-		return filepath.SkipDir
+		return fs.SkipDir
 	}
 	return nil
 }
 
-// relSlash returns abs relative to base with forward slashes.
-func relSlash(base, abs string) string {
-	rel, err := filepath.Rel(base, abs)
-	if err != nil {
-		return abs
-	}
-	return filepath.ToSlash(rel)
-}
-
-// displayPath is how a walked entry appears in output: relative to the
-// workspace root, directories with a trailing "/".
-func displayPath(ws *toolsys.Workspace, abs string, d fs.DirEntry) string {
+// displayPath is how a walked entry, by its slash-separated workspace name,
+// appears in output: directories with a trailing "/".
+func displayPath(name string, d fs.DirEntry) string {
 	if d.IsDir() {
-		return ws.Rel(abs) + "/"
+		return name + "/"
 	}
-	return ws.Rel(abs)
+	return name
 }

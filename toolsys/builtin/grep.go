@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 
@@ -34,15 +32,22 @@ type GrepParams struct {
 }
 
 // Grep is the grep tool: it searches files for a regular expression and
-// returns "path:line:text" lines. It skips binary files, files over 32 MiB,
-// symlinks and .git directories.
+// returns "path:line:text" lines. It walks and opens through the workspace
+// root and reads regular files only (see toolsys.Workspace.OpenRegular). It
+// skips binary files, files over 32 MiB, symlinks, named pipes, sockets,
+// devices, .git directories and, unless Options.AllowHardlinks is set,
+// files with several hard links; a single file named by path that it cannot
+// search is an error instead.
 type Grep struct {
 	maxResults int
+	policy     toolsys.FilePolicy
 }
 
-// NewGrep returns grep; opts.GrepMaxResults is its default result cap.
+// NewGrep returns grep; opts.GrepMaxResults is its default result cap, and
+// it uses opts.AllowHardlinks.
 func NewGrep(opts Options) *Grep {
-	return &Grep{maxResults: opts.withDefaults().GrepMaxResults}
+	opts = opts.withDefaults()
+	return &Grep{maxResults: opts.GrepMaxResults, policy: opts.filePolicy()}
 }
 
 // Name returns "grep".
@@ -94,46 +99,60 @@ func (t *Grep) Execute(ctx context.Context, p GrepParams, tc *toolsys.Context) (
 	if limit <= 0 {
 		limit = t.maxResults
 	}
-	s := &grepSearch{ctx: ctx, ws: ws, re: re, limit: limit}
+	s := &grepSearch{ctx: ctx, ws: ws, policy: t.policy, re: re, limit: limit}
+	top := display(base)
 
-	st, err := os.Stat(base)
+	st, err := ws.FS().Stat(base)
 	if err != nil {
-		return fileError(ws.Rel(base), err), nil
+		return fileError(top, err), nil
 	}
 	if !st.IsDir() {
-		if err := s.file(base); err != nil && !errors.Is(err, errGrepFull) {
+		err := s.file(base)
+		var skip *grepSkip
+		if errors.As(err, &skip) {
+			return fileError(top, skip.err), nil
+		}
+		if err != nil && !errors.Is(err, errGrepFull) {
 			return s.fail(err)
 		}
 	} else {
-		err = filepath.WalkDir(base, func(abs string, d fs.DirEntry, err error) error {
+		err = ws.WalkDir(base, func(name string, d fs.DirEntry, err error) error {
 			if cerr := ctx.Err(); cerr != nil {
 				return cerr
 			}
 			if err != nil {
-				if abs == base {
+				if name == top {
 					return err
 				}
 				return skipEntry(d)
 			}
 			switch {
 			case d.IsDir():
-				if d.Name() == ".git" && abs != base {
-					return filepath.SkipDir
+				if d.Name() == ".git" && name != top {
+					return fs.SkipDir
 				}
 				return nil
 			case !d.Type().IsRegular():
-				return nil // symlinks, devices, sockets
+				return nil // symlinks, devices, sockets, named pipes
 			}
 			if include != nil {
-				name := relSlash(base, abs)
+				rel := below(top, name)
 				if includeBase {
-					name = d.Name()
+					rel = d.Name()
 				}
-				if !include.match(name) {
+				if !include.match(rel) {
 					return nil
 				}
 			}
-			return s.file(abs)
+			err = s.file(name)
+			var skip *grepSkip
+			if errors.As(err, &skip) {
+				if errors.Is(skip.err, toolsys.ErrHardlinked) {
+					s.hardlinked++
+				}
+				return nil
+			}
+			return err
 		})
 		if err != nil && !errors.Is(err, errGrepFull) {
 			return s.fail(err)
@@ -141,12 +160,27 @@ func (t *Grep) Execute(ctx context.Context, p GrepParams, tc *toolsys.Context) (
 	}
 
 	meta := map[string]any{"matches": len(s.lines), "files": s.files, "truncated": s.truncated}
-	if len(s.lines) == 0 {
-		return toolsys.Result{Content: fmt.Sprintf("No matches for %q under %s", p.Pattern, ws.Rel(base)), Metadata: meta}, nil
+	if s.hardlinked > 0 {
+		meta["skipped_hardlinked"] = s.hardlinked
 	}
-	out := strings.Join(s.lines, "\n") + "\n"
+	var out string
+	if len(s.lines) == 0 {
+		out = fmt.Sprintf("No matches for %q under %s", p.Pattern, top)
+	} else {
+		out = strings.Join(s.lines, "\n") + "\n"
+	}
 	if s.truncated {
 		out += fmt.Sprintf("[results capped at %d matching lines; narrow the pattern, path or include]\n", limit)
+	}
+	if s.hardlinked > 0 {
+		if len(s.lines) == 0 {
+			out += "\n"
+		}
+		files := "1 file with more than one hard link was"
+		if s.hardlinked > 1 {
+			files = fmt.Sprintf("%d files with more than one hard link were", s.hardlinked)
+		}
+		out += fmt.Sprintf("[%s not searched (the AllowHardlinks option allows them)]\n", files)
 	}
 	return toolsys.Result{Content: out, Metadata: meta}, nil
 }
@@ -154,26 +188,39 @@ func (t *Grep) Execute(ctx context.Context, p GrepParams, tc *toolsys.Context) (
 // errGrepFull stops a walk once the result cap is reached.
 var errGrepFull = errors.New("grep: result cap reached")
 
+// grepSkip says a file was not searched because it could not be opened
+// as a regular file the policy accepts; err says why.
+type grepSkip struct{ err error }
+
+// Error implements error.
+func (e *grepSkip) Error() string { return e.err.Error() }
+
+// Unwrap returns why the file was skipped.
+func (e *grepSkip) Unwrap() error { return e.err }
+
 // grepSearch collects the matches of one grep call.
 type grepSearch struct {
-	ctx       context.Context
-	ws        *toolsys.Workspace
-	re        *regexp.Regexp
-	limit     int
-	lines     []string
-	files     int
-	truncated bool
+	ctx        context.Context
+	ws         *toolsys.Workspace
+	policy     toolsys.FilePolicy
+	re         *regexp.Regexp
+	limit      int
+	lines      []string
+	files      int
+	hardlinked int
+	truncated  bool
 }
 
-// file searches one regular file; it skips binary and oversized files and
-// files it cannot read.
-func (s *grepSearch) file(abs string) error {
-	f, err := os.Open(abs)
+// file searches the regular file at the workspace name name; it returns a
+// *grepSkip when it cannot open it as one, and skips binary and oversized
+// files and read errors.
+func (s *grepSearch) file(name string) error {
+	f, st, err := s.ws.OpenRegular(name, s.policy)
 	if err != nil {
-		return nil
+		return &grepSkip{err: err}
 	}
 	defer f.Close()
-	if st, err := f.Stat(); err != nil || st.Size() > maxGrepFileSize {
+	if st.Size() > maxGrepFileSize {
 		return nil
 	}
 	head := make([]byte, sniffLen)
@@ -182,7 +229,7 @@ func (s *grepSearch) file(abs string) error {
 	if isBinary(head) {
 		return nil
 	}
-	rel := s.ws.Rel(abs)
+	rel := display(name)
 	matched := false
 	err = eachLine(io.MultiReader(bytes.NewReader(head), f), maxGrepLine, func(n int, line []byte, _ bool) bool {
 		if !s.re.Match(line) {

@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/agcore/agcore/toolsys"
@@ -24,7 +22,8 @@ type ListDirParams struct {
 
 // ListDir is the list_dir tool: it lists a directory, or the tree below it,
 // sorted, directories with a trailing "/" and symlinks marked with "@" and
-// their target. It never follows a symlink.
+// their target. It walks through the workspace root and never follows a
+// symlink.
 type ListDir struct{}
 
 // NewListDir returns list_dir.
@@ -60,11 +59,11 @@ func (*ListDir) Execute(ctx context.Context, p ListDirParams, tc *toolsys.Contex
 	}
 	var entries []string
 	truncated := false
-	err := filepath.WalkDir(base, func(abs string, d fs.DirEntry, err error) error {
+	err := ws.WalkDir(base, func(name string, d fs.DirEntry, err error) error {
 		if cerr := ctx.Err(); cerr != nil {
 			return cerr
 		}
-		if abs == base {
+		if name == display(base) {
 			return err
 		}
 		if err != nil {
@@ -72,11 +71,11 @@ func (*ListDir) Execute(ctx context.Context, p ListDirParams, tc *toolsys.Contex
 		}
 		if len(entries) == limit {
 			truncated = true
-			return filepath.SkipAll
+			return fs.SkipAll
 		}
-		entries = append(entries, describeEntry(ws, abs, d))
+		entries = append(entries, describeEntry(ws, name, d))
 		if d.IsDir() && (!p.Recursive || d.Name() == ".git") {
-			return filepath.SkipDir
+			return fs.SkipDir
 		}
 		return nil
 	})
@@ -84,11 +83,11 @@ func (*ListDir) Execute(ctx context.Context, p ListDirParams, tc *toolsys.Contex
 		if ctx.Err() != nil {
 			return toolsys.Result{}, fmt.Errorf("list_dir: %w", err)
 		}
-		return fileError(ws.Rel(base), err), nil
+		return fileError(display(base), err), nil
 	}
-	meta := map[string]any{"path": ws.Rel(base), "entries": len(entries), "truncated": truncated}
+	meta := map[string]any{"path": display(base), "entries": len(entries), "truncated": truncated}
 	if len(entries) == 0 {
-		return toolsys.Result{Content: fmt.Sprintf("%s is empty", dirLabel(ws.Rel(base))), Metadata: meta}, nil
+		return toolsys.Result{Content: fmt.Sprintf("%s is empty", dirLabel(display(base))), Metadata: meta}, nil
 	}
 	out := strings.Join(entries, "\n") + "\n"
 	if truncated {
@@ -97,28 +96,27 @@ func (*ListDir) Execute(ctx context.Context, p ListDirParams, tc *toolsys.Contex
 	return toolsys.Result{Content: out, Metadata: meta}, nil
 }
 
-// describeEntry renders one entry: its workspace-relative path, "/" after a
-// directory, and "@ -> target" after a symlink, whose target is shown only
-// when it stays inside the workspace.
-func describeEntry(ws *toolsys.Workspace, abs string, d fs.DirEntry) string {
-	rel := ws.Rel(abs)
+// describeEntry renders one entry, by its slash-separated workspace name:
+// "/" after a directory, and "@ -> target" after a symlink, whose target is
+// shown only when it stays inside the workspace.
+func describeEntry(ws *toolsys.Workspace, name string, d fs.DirEntry) string {
 	switch {
 	case d.Type()&fs.ModeSymlink != 0:
-		target, err := ws.Resolve(abs)
+		target, err := ws.Name(name)
 		switch {
 		case errors.Is(err, toolsys.ErrOutsideWorkspace):
-			return rel + "@ -> (outside the workspace)"
+			return name + "@ -> (outside the workspace)"
 		case err != nil:
-			return rel + "@ -> (broken link)"
+			return name + "@ -> (broken link)"
 		}
-		if st, err := os.Stat(target); err == nil && st.IsDir() {
-			return rel + "@ -> " + dirLabel(ws.Rel(target))
+		if st, err := ws.FS().Stat(target); err == nil && st.IsDir() {
+			return name + "@ -> " + dirLabel(display(target))
 		}
-		return rel + "@ -> " + ws.Rel(target)
+		return name + "@ -> " + display(target)
 	case d.IsDir():
-		return rel + "/"
+		return name + "/"
 	}
-	return rel
+	return name
 }
 
 // dirLabel writes a directory's relative path with a trailing "/" ("./" for

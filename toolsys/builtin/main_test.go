@@ -8,9 +8,11 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/agcore/agcore/toolsys"
+	"github.com/agcore/agcore/toolsys/sandbox"
 )
 
 func TestMain(m *testing.M) {
+	sandbox.Main() // bash runs its commands through this binary
 	goleak.VerifyTestMain(m)
 }
 

@@ -5,6 +5,9 @@ import (
 	"time"
 
 	"github.com/rs/zerolog"
+
+	"github.com/agcore/agcore/toolsys"
+	"github.com/agcore/agcore/toolsys/sandbox"
 )
 
 // Options configures the built-in tools. The zero value is valid: every
@@ -32,10 +35,24 @@ type Options struct {
 	GrepMaxResults int
 	// GlobMaxResults caps the paths glob returns. Zero means 500.
 	GlobMaxResults int
+	// Sandbox confines bash's commands, foreground and background, and
+	// decides what happens where it cannot. Nil means
+	// sandbox.New(sandbox.Config{Logger: Logger}): commands write only in
+	// the workspace and their private directory, connect nowhere, and are
+	// refused on a host that cannot confine them. All shares one between
+	// bash and bash_process.
+	Sandbox *sandbox.Sandbox
 	// Processes holds bash's background processes, shared with
 	// bash_process. Nil means All creates one, which nobody closes: pass
 	// your own and Close it when the tools are no longer used.
 	Processes *ProcessManager
+	// AllowHardlinks lets read_file, edit_file, write_file and grep work
+	// on a regular file whose link count is above 1. False (the default)
+	// refuses such a file: a hard link made inside the workspace (by a
+	// bash command, say) to a file outside it is that outside file, and no
+	// path check can see it. Set it for workspaces that use hard links on
+	// purpose (some package managers' stores).
+	AllowHardlinks bool
 	// Logger receives diagnostics. The zero Logger discards them.
 	Logger zerolog.Logger
 }
@@ -51,8 +68,13 @@ const (
 	DefaultGlobMaxResults = 500
 )
 
+// filePolicy is the workspace file policy o asks for.
+func (o Options) filePolicy() toolsys.FilePolicy {
+	return toolsys.FilePolicy{AllowHardlinks: o.AllowHardlinks}
+}
+
 // withDefaults returns a copy of o with every zero field filled in. It does
-// not create a ProcessManager.
+// not create a ProcessManager or a Sandbox.
 func (o Options) withDefaults() Options {
 	if o.BashTimeout <= 0 {
 		o.BashTimeout = DefaultBashTimeout
@@ -79,4 +101,13 @@ func (o Options) withDefaults() Options {
 		o.GlobMaxResults = DefaultGlobMaxResults
 	}
 	return o
+}
+
+// sandbox returns o.Sandbox, or a new sandbox with the zero configuration
+// (which probes nothing until used).
+func (o Options) sandbox() *sandbox.Sandbox {
+	if o.Sandbox != nil {
+		return o.Sandbox
+	}
+	return sandbox.New(sandbox.Config{Logger: o.Logger})
 }

@@ -5,7 +5,10 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"io/fs"
 	"os"
+	"path/filepath"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/agcore/agcore/toolsys"
@@ -18,17 +21,63 @@ var errNoWorkspace = errors.New("no workspace configured")
 // sniffLen is how much of a file binary detection looks at.
 const sniffLen = 8 << 10
 
-// resolve maps a path the model gave into the call's workspace. The error,
-// when not nil, names the path and is meant for the model.
+// resolve maps a path the model gave to its name in the call's workspace
+// (see toolsys.Workspace.Name): every later access uses that name through
+// the workspace root. The error, when not nil, names the path and is meant
+// for the model.
 func resolve(tc *toolsys.Context, path string) (*toolsys.Workspace, string, error) {
 	if tc == nil || tc.Workspace == nil {
 		return nil, "", errNoWorkspace
 	}
-	abs, err := tc.Workspace.Resolve(path)
+	name, err := tc.Workspace.Name(path)
 	if err != nil {
 		return nil, "", err
 	}
-	return tc.Workspace, abs, nil
+	return tc.Workspace, name, nil
+}
+
+// display writes a workspace name as the model sees it: relative to the
+// root, with forward slashes; "." for the root.
+func display(name string) string { return filepath.ToSlash(name) }
+
+// below returns the slash-separated workspace name name relative to base,
+// a directory at or above it.
+func below(base, name string) string {
+	if base == "." {
+		return name
+	}
+	return strings.TrimPrefix(strings.TrimPrefix(name, base), "/")
+}
+
+// fileError turns a file-system error about the workspace file rel into a
+// result for the model, naming rel rather than an absolute path.
+func fileError(rel string, err error) toolsys.Result {
+	var kind *toolsys.FileKindError
+	var links *toolsys.HardlinkError
+	var pe *fs.PathError
+	var le *os.LinkError
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return toolsys.ErrorResult("file not found: %s", rel)
+	case errors.As(err, &kind):
+		return toolsys.ErrorResult("%s is a %s, not a regular file; file tools read and write regular files only", rel, kind.Kind())
+	case errors.As(err, &links):
+		return toolsys.ErrorResult("%s has %d hard links: another name for the same file may lie outside the workspace, "+
+			"so file tools refuse it (the AllowHardlinks option allows it)", rel, links.Links)
+	case errors.Is(err, toolsys.ErrFileChanged):
+		return toolsys.ErrorResult("%s was replaced while it was being opened; try again", rel)
+	case errors.As(err, &pe):
+		err = pe.Err
+	case errors.As(err, &le):
+		err = le.Err
+	}
+	return toolsys.ErrorResult("cannot access %s: %v", rel, err)
+}
+
+// isDir reports whether err says the path is a directory.
+func isDir(err error) bool {
+	var kind *toolsys.FileKindError
+	return errors.Is(err, errIsDir) || errors.As(err, &kind) && kind.Mode.IsDir()
 }
 
 // isBinary reports whether data, the start of a file, holds a NUL byte in
@@ -105,13 +154,4 @@ func cutUTF8(b []byte, n int) []byte {
 		}
 	}
 	return b
-}
-
-// statDir reports whether the existing path abs is a directory.
-func statDir(abs string) (bool, error) {
-	st, err := os.Stat(abs)
-	if err != nil {
-		return false, err
-	}
-	return st.IsDir(), nil
 }

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/rs/zerolog"
+
+	"github.com/agcore/agcore/toolsys/sandbox"
 )
 
 // Errors of the ProcessManager.
@@ -50,12 +52,16 @@ type ProcessOptions struct {
 type Command struct {
 	// Script is run as `bash -c Script`.
 	Script string
-	// Dir is the working directory.
+	// Dir is the working directory, and under a Sandbox the one directory
+	// the command may write to besides its private temporary directory.
 	Dir string
 	// Env is the complete environment ("KEY=value").
 	Env []string
 	// Description says in a few words what the command does.
 	Description string
+	// Sandbox confines the command (see sandbox.Sandbox.Start). Nil runs
+	// it unconfined.
+	Sandbox *sandbox.Sandbox
 }
 
 // ProcessManager owns the background processes bash starts and bash_process
@@ -64,11 +70,13 @@ type Command struct {
 type ProcessManager struct {
 	opts ProcessOptions
 
-	mu     sync.Mutex
-	procs  map[string]*Process
-	order  []string // ids in start order
-	next   int
-	closed bool
+	mu       sync.Mutex
+	procs    map[string]*Process
+	order    []string       // ids in start order
+	next     int            // the number of the last id given
+	starting int            // processes being started, outside mu
+	started  sync.WaitGroup // one per process being started; Close waits for them
+	closed   bool
 }
 
 // NewProcessManager returns an empty manager.
@@ -87,28 +95,48 @@ func NewProcessManager(opts ProcessOptions) *ProcessManager {
 
 // Start runs c in the background and returns its process, whose id is
 // "bg_N". It fails with ErrTooManyProcesses or ErrManagerClosed, or when bash
-// cannot be started.
-func (m *ProcessManager) Start(c Command) (*Process, error) {
+// cannot be started (under c.Sandbox: confined; ctx bounds the wait for
+// that).
+func (m *ProcessManager) Start(ctx context.Context, c Command) (*Process, error) {
 	m.mu.Lock()
-	defer m.mu.Unlock()
 	if m.closed {
+		m.mu.Unlock()
 		return nil, ErrManagerClosed
 	}
-	running := 0
+	running := m.starting
 	for _, p := range m.procs {
 		if p.running() {
 			running++
 		}
 	}
 	if running >= m.opts.MaxRunning {
+		m.mu.Unlock()
 		return nil, fmt.Errorf("%w (limit %d)", ErrTooManyProcesses, m.opts.MaxRunning)
 	}
-	id := fmt.Sprintf("bg_%d", m.next+1)
-	p, err := startProcess(id, c, m.opts.MaxOutput, m.opts.Logger)
+	// Starting a confined command waits for its helper: hold a slot, not
+	// the lock.
+	m.starting++
+	m.started.Add(1)
+	defer m.started.Done()
+	m.next++
+	id := fmt.Sprintf("bg_%d", m.next)
+	m.mu.Unlock()
+
+	p, err := startProcess(ctx, id, c, m.opts.MaxOutput, m.opts.Logger)
+
+	m.mu.Lock()
+	m.starting--
 	if err != nil {
+		m.mu.Unlock()
 		return nil, err
 	}
-	m.next++
+	if m.closed {
+		m.mu.Unlock()
+		p.Stop()
+		<-p.Done()
+		return nil, ErrManagerClosed
+	}
+	defer m.mu.Unlock()
 	m.procs[id] = p
 	m.order = append(m.order, id)
 	m.forgetFinished(id)
@@ -179,6 +207,7 @@ func (m *ProcessManager) Close() error {
 	for _, p := range procs {
 		<-p.Done()
 	}
+	m.started.Wait() // a process started meanwhile stops itself
 	return nil
 }
 
@@ -228,9 +257,11 @@ type Process struct {
 }
 
 // startProcess starts `bash -c c.Script` in a new process group, its stdout
-// and stderr both going to one pipe read into an outputLog, and returns at
-// once. When bash exits, whatever is left of its process group is killed.
-func startProcess(id string, c Command, maxOutput int, logger zerolog.Logger) (*Process, error) {
+// and stderr both going to one pipe read into an outputLog, and returns
+// once bash runs (confined by c.Sandbox when it is set; ctx bounds the
+// wait for that). When bash exits, whatever is left of its process group
+// is killed.
+func startProcess(ctx context.Context, id string, c Command, maxOutput int, logger zerolog.Logger) (*Process, error) {
 	r, w, err := os.Pipe()
 	if err != nil {
 		return nil, fmt.Errorf("start command: %w", err)
@@ -239,7 +270,13 @@ func startProcess(id string, c Command, maxOutput int, logger zerolog.Logger) (*
 	cmd.Dir, cmd.Env = c.Dir, c.Env
 	cmd.Stdout, cmd.Stderr = w, w
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := cmd.Start(); err != nil {
+	release := func() {}
+	if c.Sandbox != nil {
+		release, err = c.Sandbox.Start(ctx, cmd, c.Dir)
+	} else {
+		err = cmd.Start()
+	}
+	if err != nil {
 		_ = r.Close()
 		_ = w.Close()
 		return nil, fmt.Errorf("start command: %w", err)
@@ -273,6 +310,7 @@ func startProcess(id string, c Command, maxOutput int, logger zerolog.Logger) (*
 		grace.Stop()
 		_ = r.Close()
 		<-read
+		release()
 		p.exitCode = cmd.ProcessState.ExitCode()
 		p.ended = time.Now()
 		var ee *exec.ExitError

@@ -47,11 +47,11 @@ func TestProcessManager_Limits(t *testing.T) {
 	pm := NewProcessManager(ProcessOptions{MaxRunning: 1, KeepFinished: 1})
 	mkfifo(t, root, "never")
 	c := Command{Script: "read line < never", Dir: root, Env: commandEnv(nil)}
-	first, err := pm.Start(c)
+	first, err := pm.Start(context.Background(), c)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := pm.Start(c); !errors.Is(err, ErrTooManyProcesses) {
+	if _, err := pm.Start(context.Background(), c); !errors.Is(err, ErrTooManyProcesses) {
 		t.Fatalf("second Start: %v, want ErrTooManyProcesses", err)
 	}
 	r, err := NewBash(Options{}, pm).Execute(context.Background(), BashParams{Command: "true", RunInBackground: true}, tc)
@@ -64,7 +64,7 @@ func TestProcessManager_Limits(t *testing.T) {
 	}
 	// Finished processes beyond KeepFinished are forgotten, oldest first.
 	for range 2 {
-		p, err := pm.Start(Command{Script: "true", Dir: root, Env: commandEnv(nil)})
+		p, err := pm.Start(context.Background(), Command{Script: "true", Dir: root, Env: commandEnv(nil)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -91,7 +91,7 @@ func TestProcessManager_CloseKillsAll(t *testing.T) {
 	_, root := newWorkspace(t)
 	pm := NewProcessManager(ProcessOptions{})
 	fifo := mkfifo(t, root, "pid")
-	p, err := pm.Start(Command{Script: "sleep 300 & echo $! > pid; wait", Dir: root, Env: commandEnv(nil)})
+	p, err := pm.Start(context.Background(), Command{Script: "sleep 300 & echo $! > pid; wait", Dir: root, Env: commandEnv(nil)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,7 +104,7 @@ func TestProcessManager_CloseKillsAll(t *testing.T) {
 		t.Fatalf("status %v", p.Info().Status)
 	}
 	assertDead(t, pid, pidfd)
-	if _, err := pm.Start(Command{Script: "true", Dir: root}); !errors.Is(err, ErrManagerClosed) {
+	if _, err := pm.Start(context.Background(), Command{Script: "true", Dir: root}); !errors.Is(err, ErrManagerClosed) {
 		t.Fatalf("Start after Close: %v", err)
 	}
 	if err := pm.Close(); err != nil {

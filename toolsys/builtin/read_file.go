@@ -6,8 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
-	"os"
 	"strings"
 
 	"github.com/agcore/agcore/toolsys"
@@ -29,15 +27,21 @@ type ReadFileParams struct {
 }
 
 // ReadFile is the read_file tool: it returns a text file's lines, numbered,
-// from an optional offset, within a line limit and a byte cap. It refuses
-// binary files (a NUL byte in the first 8 KiB).
+// from an optional offset, within a line limit and a byte cap. It opens the
+// file through the workspace root and reads regular files only: a named
+// pipe, socket or device is refused at once, and so is a file with several
+// hard links unless Options.AllowHardlinks is set. It refuses binary files
+// (a NUL byte in the first 8 KiB).
 type ReadFile struct {
 	maxBytes int
+	policy   toolsys.FilePolicy
 }
 
-// NewReadFile returns read_file; it uses opts.MaxReadBytes.
+// NewReadFile returns read_file; it uses opts.MaxReadBytes and
+// opts.AllowHardlinks.
 func NewReadFile(opts Options) *ReadFile {
-	return &ReadFile{maxBytes: opts.withDefaults().MaxReadBytes}
+	opts = opts.withDefaults()
+	return &ReadFile{maxBytes: opts.MaxReadBytes, policy: opts.filePolicy()}
 }
 
 // Name returns "read_file".
@@ -60,23 +64,19 @@ func (*ReadFile) Idempotent() bool { return true }
 
 // Execute reads the file.
 func (t *ReadFile) Execute(ctx context.Context, p ReadFileParams, tc *toolsys.Context) (toolsys.Result, error) {
-	ws, abs, err := resolve(tc, p.Path)
+	ws, name, err := resolve(tc, p.Path)
 	if err != nil {
 		return toolsys.ErrorResult("%v", err), nil
 	}
-	rel := ws.Rel(abs)
-	f, err := os.Open(abs)
+	rel := display(name)
+	f, st, err := ws.OpenRegular(name, t.policy)
+	if isDir(err) {
+		return toolsys.ErrorResult("%s is a directory, not a file; use list_dir", rel), nil
+	}
 	if err != nil {
 		return fileError(rel, err), nil
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return toolsys.Result{}, fmt.Errorf("read_file %s: %w", rel, err)
-	}
-	if st.IsDir() {
-		return toolsys.ErrorResult("%s is a directory, not a file; use list_dir", rel), nil
-	}
 	head := make([]byte, sniffLen)
 	nh, err := io.ReadFull(f, head)
 	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) {
@@ -139,21 +139,4 @@ func (t *ReadFile) Execute(ctx context.Context, p ReadFileParams, tc *toolsys.Co
 		fmt.Fprintf(&out, "[showing lines %d-%d of %d; continue with offset=%d]\n", offset, last, total, last+1)
 	}
 	return toolsys.Result{Content: out.String(), Metadata: meta}, nil
-}
-
-// fileError turns a file-system error about the workspace file rel into a
-// result for the model, naming rel rather than the absolute path.
-func fileError(rel string, err error) toolsys.Result {
-	if errors.Is(err, fs.ErrNotExist) {
-		return toolsys.ErrorResult("file not found: %s", rel)
-	}
-	var pe *fs.PathError
-	var le *os.LinkError
-	switch {
-	case errors.As(err, &pe):
-		err = pe.Err
-	case errors.As(err, &le):
-		err = le.Err
-	}
-	return toolsys.ErrorResult("cannot access %s: %v", rel, err)
 }

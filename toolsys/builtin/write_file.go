@@ -2,9 +2,7 @@ package builtin
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 
 	"github.com/agcore/agcore/toolsys"
@@ -18,11 +16,15 @@ type WriteFileParams struct {
 
 // WriteFile is the write_file tool: it creates or replaces a file atomically
 // (temporary file, fsync, rename), creating missing parent directories and
-// keeping an existing file's mode.
-type WriteFile struct{}
+// keeping an existing file's mode, every step through the workspace root. It
+// replaces regular files only: a named pipe, socket or device is refused, and
+// so is a file with several hard links unless Options.AllowHardlinks is set.
+type WriteFile struct {
+	policy toolsys.FilePolicy
+}
 
-// NewWriteFile returns write_file.
-func NewWriteFile(Options) *WriteFile { return &WriteFile{} }
+// NewWriteFile returns write_file; it uses opts.AllowHardlinks.
+func NewWriteFile(opts Options) *WriteFile { return &WriteFile{policy: opts.filePolicy()} }
 
 // Name returns "write_file".
 func (*WriteFile) Name() string { return "write_file" }
@@ -43,17 +45,17 @@ func (*WriteFile) SecretParams() []string { return nil }
 func (*WriteFile) Idempotent() bool { return true }
 
 // Execute writes the file.
-func (*WriteFile) Execute(ctx context.Context, p WriteFileParams, tc *toolsys.Context) (toolsys.Result, error) {
-	ws, abs, err := resolve(tc, p.Path)
+func (t *WriteFile) Execute(ctx context.Context, p WriteFileParams, tc *toolsys.Context) (toolsys.Result, error) {
+	ws, name, err := resolve(tc, p.Path)
 	if err != nil {
 		return toolsys.ErrorResult("%v", err), nil
 	}
-	rel := ws.Rel(abs)
-	if abs == ws.Root() {
+	rel := display(name)
+	if name == "." {
 		return toolsys.ErrorResult("%s is the workspace root, not a file", p.Path), nil
 	}
-	mode, exists, err := existingMode(abs)
-	if errors.Is(err, errIsDir) {
+	mode, exists, err := existingMode(ws, name, t.policy)
+	if isDir(err) {
 		return toolsys.ErrorResult("%s is a directory, not a file", rel), nil
 	}
 	if err != nil {
@@ -62,10 +64,12 @@ func (*WriteFile) Execute(ctx context.Context, p WriteFileParams, tc *toolsys.Co
 	if err := ctx.Err(); err != nil {
 		return toolsys.Result{}, fmt.Errorf("write_file %s: %w", rel, err)
 	}
-	if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
-		return fileError(rel, err), nil
+	if dir := filepath.Dir(name); dir != "." {
+		if err := ws.FS().MkdirAll(dir, 0o755); err != nil {
+			return fileError(rel, err), nil
+		}
 	}
-	if err := writeAtomic(abs, []byte(p.Content), mode); err != nil {
+	if err := writeAtomic(ws, name, []byte(p.Content), mode); err != nil {
 		return fileError(rel, err), nil
 	}
 	tc.Logger.Debug().Str("path", rel).Int("bytes", len(p.Content)).Bool("created", !exists).Msg("write_file")

@@ -14,29 +14,17 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agcore/agcore/internal/testpeers"
 	"github.com/agcore/agcore/toolsys"
 	"github.com/agcore/agcore/toolsys/mcp"
 )
 
-// peers is where scripts/test.sh installs the pinned npm MCP servers.
-const peers = "testdata/peers"
-
-// peerServer returns the stdio config of an installed npm server. It skips
-// the test when node is missing, and fails it when node is there but the
-// servers are not installed.
+// peerServer returns the stdio config of an installed npm server. Without
+// node or the servers, the test skips (or fails under
+// AGCORE_REQUIRE_PEERS, as in continuous integration).
 func peerServer(t *testing.T, name, bin string, args ...string) mcp.ServerConfig {
 	t.Helper()
-	node, err := exec.LookPath("node")
-	if err != nil {
-		t.Skip("node is not on PATH: skipping the tests against real MCP servers")
-	}
-	path, err := filepath.Abs(filepath.Join(peers, "node_modules", ".bin", bin))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(path); err != nil {
-		t.Fatalf("MCP test peer %s is not installed (%v): run scripts/test.sh, which runs npm ci in toolsys/mcp/%s", bin, err, peers)
-	}
+	node, path := testpeers.MCPServer(t, bin)
 	return mcp.ServerConfig{Name: name, Command: node, Args: append([]string{path}, args...)}
 }
 
@@ -149,7 +137,7 @@ func TestEverything_Stdio(t *testing.T) {
 
 func TestEverything_StreamableHTTP(t *testing.T) {
 	cfg := peerServer(t, "everything", "mcp-server-everything")
-	shim, err := filepath.Abs(filepath.Join(peers, "loopback.cjs"))
+	shim, err := filepath.Abs(testpeers.MCPFile(t, "loopback.cjs"))
 	if err != nil {
 		t.Fatal(err)
 	}
