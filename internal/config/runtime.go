@@ -160,6 +160,7 @@ func Build(ctx context.Context, c *Config, opts BuildOptions) (*Built, error) {
 		Retry:        c.Retry.policy(),
 		MCPServers:   servers,
 		Logger:       opts.Logger,
+		Redactor:     opts.Redactor,
 	}
 	ok = true
 	return b, nil
