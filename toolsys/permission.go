@@ -213,9 +213,13 @@ func (e *PermissionError) Is(target error) bool { return target == ErrPermission
 // PermissionConfig.ApprovalTimeout is zero.
 const DefaultApprovalTimeout = 5 * time.Minute
 
-// PermissionConfig configures a permission pipeline. The zero value is
-// ModeAsk with no rules, no hooks and no approver: read-only tools run and
-// everything else is denied for want of an approver.
+// PermissionConfig configures a permission pipeline. The zero value is the
+// safe default, and the one a Registry uses when it is given no pipeline:
+// ModeAsk with no rules, no hooks and no approver, so tools up to
+// PermReadOnly run and PermWrite and PermExecute calls are refused for want
+// of an approver (unless the call's context carries one, see WithApprover).
+// A program that wants calls to run without asking says so: ModeAcceptEdits,
+// ModeBypass, Allow rules or an Approver.
 type PermissionConfig struct {
 	// Mode is the permission mode. Zero means ModeAsk.
 	Mode Mode
@@ -233,7 +237,17 @@ type PermissionConfig struct {
 	// ApprovalTimeout bounds the wait for the approver; a timeout is a
 	// denial. Zero means DefaultApprovalTimeout.
 	ApprovalTimeout time.Duration
+	// Remedy ends the reason of a call refused for want of an approver: it
+	// tells the operator what to change so that such calls can run. Empty
+	// means naming this struct's Mode, Allow and Approver fields; a program
+	// that builds the pipeline from its own settings names those instead
+	// (the agcore command line names permissions.mode and permissions.allow).
+	Remedy string
 }
+
+// defaultRemedy is the Remedy of a PermissionConfig that has none.
+const defaultRemedy = "to run such calls, set PermissionConfig.Mode (ModeAcceptEdits runs write tools, " +
+	"ModeBypass runs every tool), add an Allow rule that matches the call, or configure an Approver"
 
 // Permissions is a compiled permission pipeline: hooks, deny rules, mode,
 // allow rules, approver, in that order. It is safe for concurrent use.
@@ -244,6 +258,13 @@ type Permissions struct {
 	allow    []Rule
 	approver Approver
 	timeout  time.Duration
+	remedy   string
+}
+
+// defaultPermissions is the pipeline of the zero PermissionConfig, which a
+// Registry without one uses.
+func defaultPermissions() *Permissions {
+	return &Permissions{mode: ModeAsk, timeout: DefaultApprovalTimeout, remedy: defaultRemedy}
 }
 
 // NewPermissions compiles cfg. An invalid rule is an error naming it.
@@ -256,6 +277,7 @@ func NewPermissions(cfg PermissionConfig) (*Permissions, error) {
 		hooks:    append([]PermissionHook(nil), cfg.Hooks...),
 		approver: cfg.Approver,
 		timeout:  cfg.ApprovalTimeout,
+		remedy:   cmp.Or(cfg.Remedy, defaultRemedy),
 	}
 	if p.timeout <= 0 {
 		p.timeout = DefaultApprovalTimeout
@@ -391,7 +413,7 @@ func (p *Permissions) ask(ctx context.Context, req Request, reason string) error
 	}
 	if approver == nil {
 		return &PermissionError{Tool: req.Tool, Stage: StageApprover,
-			Reason: "approval required (" + reason + ") but no approver is configured"}
+			Reason: "approval required (" + reason + ") but no approver is configured; " + p.remedy}
 	}
 	actx, cancel := context.WithTimeoutCause(ctx, p.timeout, ErrApprovalTimeout)
 	defer cancel()

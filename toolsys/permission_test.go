@@ -327,3 +327,39 @@ func TestPermissions_TimeoutCause(t *testing.T) {
 		}
 	})
 }
+
+func TestPermissions_NoApproverNamesTheRemedy(t *testing.T) {
+	tests := []struct {
+		name        string
+		cfg         PermissionConfig
+		want, avoid []string
+	}{
+		{"zero config names the fields", PermissionConfig{},
+			[]string{"no approver", "PermissionConfig.Mode", "ModeAcceptEdits", "ModeBypass", "Allow rule", "Approver"}, nil},
+		{"a program names its own settings", PermissionConfig{Remedy: "set permissions.mode or add a permissions.allow rule"},
+			[]string{"no approver", "permissions.mode", "permissions.allow"}, []string{"PermissionConfig"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p, err := NewPermissions(tt.cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = p.Check(t.Context(), Request{Tool: "bash", Permission: PermExecute})
+			var pe *PermissionError
+			if !errors.As(err, &pe) || pe.Stage != StageApprover {
+				t.Fatalf("Check = %v, want a denial by the approver stage", err)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("denial %q does not name %q", err, w)
+				}
+			}
+			for _, a := range tt.avoid {
+				if strings.Contains(err.Error(), a) {
+					t.Errorf("denial %q names %q", err, a)
+				}
+			}
+		})
+	}
+}
