@@ -320,9 +320,15 @@ func (p *Permissions) Mode() Mode { return p.mode }
 // approval timeout.
 //
 // A deny rule refuses the call if its pattern matches the Subject or any of
-// the Subjects' Parts. Allow rules allow it only if every part is matched
-// by one of them; a call whose Subjects are Opaque is allowed only by a rule
-// without an argument pattern, and otherwise goes to the approver.
+// the Subjects' Parts; one with an argument pattern also refuses a call
+// whose Subjects are Unresolved (fail closed). Allow rules allow it only if
+// every part is matched by one of them; a call whose Subjects are Opaque or
+// Unresolved is allowed only by a rule without an argument pattern, and
+// otherwise goes to the approver.
+//
+// Rules are a guard-rail against the honest mistakes of a model; the
+// security boundary of a tool that runs programs is the confinement it
+// runs in (for bash, the kernel's).
 func (p *Permissions) Check(ctx context.Context, req Request) error {
 	decision, reason := DecisionContinue, ""
 	for _, h := range p.hooks {
@@ -337,10 +343,8 @@ func (p *Permissions) Check(ctx context.Context, req Request) error {
 		}
 		return &PermissionError{Tool: req.Tool, Stage: StageHook, Reason: reason}
 	}
-	for _, r := range p.deny {
-		if r.denies(req) {
-			return &PermissionError{Tool: req.Tool, Stage: StageDeny, Reason: fmt.Sprintf("matches deny rule %s", r)}
-		}
+	if err := p.denied(req); err != nil {
+		return err
 	}
 	switch decision {
 	case DecisionAllow:
@@ -373,23 +377,45 @@ func (p *Permissions) Check(ctx context.Context, req Request) error {
 		return nil
 	}
 	reason = fmt.Sprintf("tool %s needs %s permission in %s mode", req.Tool, req.Permission, p.mode)
-	if req.Subjects.Opaque != "" {
-		reason += "; allow rules cannot vouch for it: " + req.Subjects.Opaque
+	if why := cmp.Or(req.Subjects.Unresolved, req.Subjects.Opaque); why != "" {
+		reason += "; allow rules cannot vouch for it: " + why
 	}
 	return p.ask(ctx, req, reason)
+}
+
+// denied returns the refusal of the first deny rule that matches req (its
+// Subject or a part), else, when req is Unresolved, of the first deny rule
+// with an argument pattern on the tool: an unresolved command cannot be
+// shown not to be the one such a rule denies.
+func (p *Permissions) denied(req Request) error {
+	for _, r := range p.deny {
+		if r.denies(req) {
+			return &PermissionError{Tool: req.Tool, Stage: StageDeny, Reason: fmt.Sprintf("matches deny rule %s", r)}
+		}
+	}
+	if req.Subjects.Unresolved == "" {
+		return nil
+	}
+	for _, r := range p.deny {
+		if r.toolRE.MatchString(req.Tool) {
+			return &PermissionError{Tool: req.Tool, Stage: StageDeny,
+				Reason: fmt.Sprintf("deny rule %s applies: %s, so nothing shows it is not what the rule denies", r, req.Subjects.Unresolved)}
+		}
+	}
+	return nil
 }
 
 // allowed reports whether the allow rules allow req: a rule without an
 // argument pattern allows every call of its tools; otherwise each subject
 // (the Parts, or Subject when there are none) must be matched by some allow
-// rule, and a call with an Opaque part is never allowed.
+// rule, and a call that is Opaque or Unresolved is never allowed.
 func (p *Permissions) allowed(req Request) bool {
 	for _, r := range p.allow {
 		if !r.hasArg && r.toolRE.MatchString(req.Tool) {
 			return true
 		}
 	}
-	if req.Subjects.Opaque != "" {
+	if req.Subjects.Opaque != "" || req.Subjects.Unresolved != "" {
 		return false
 	}
 	parts := req.Subjects.Parts
@@ -473,7 +499,9 @@ func (p *Permissions) timedOut(req Request) error {
 // "docs/**/*.md" matches "docs/a.md". In allow rules "*" and "?" do not cross
 // '/', so "write_file(docs/*)" does not allow "docs/sub/x". In deny rules they
 // do, so "bash(rm *)" denies "rm -rf /tmp/x": a deny rule errs on the side of
-// matching.
+// matching. A pattern that ends in " *" (or " **") also matches what comes
+// before it alone, so "bash(rm *)" matches the command "rm" without
+// arguments, and "bash(ls *)" allows "ls".
 type Rule struct {
 	tool    string
 	pattern string // "" when the rule has no argument pattern
@@ -509,8 +537,12 @@ func ParseRule(s string) (Rule, error) {
 	r := Rule{tool: name, pattern: pattern, hasArg: hasArg, display: s}
 	r.toolRE = regexp.MustCompile(globRegexp(name, false))
 	if hasArg {
-		r.narrow = regexp.MustCompile(globRegexp(pattern, true))
-		r.broad = regexp.MustCompile(globRegexp(pattern, false))
+		globs := []string{pattern}
+		if bare, ok := bareCommand(pattern); ok {
+			globs = append(globs, bare)
+		}
+		r.narrow = regexp.MustCompile(globsRegexp(globs, true))
+		r.broad = regexp.MustCompile(globsRegexp(globs, false))
 	}
 	return r, nil
 }
@@ -549,11 +581,33 @@ func MatchGlob(pattern, name string) bool {
 	return err == nil && re.MatchString(name)
 }
 
+// bareCommand returns what a pattern ending in " *" (or " **") matches
+// without its arguments: "rm" for "rm *".
+func bareCommand(pattern string) (string, bool) {
+	trimmed := strings.TrimRight(pattern, "*")
+	bare, ok := strings.CutSuffix(trimmed, " ")
+	return bare, ok && trimmed != pattern && bare != ""
+}
+
+// globsRegexp translates globs into an anchored regular expression that
+// matches what any of them matches (see globRegexp).
+func globsRegexp(globs []string, pathSep bool) string {
+	bodies := make([]string, len(globs))
+	for i, g := range globs {
+		bodies[i] = globBody(g, pathSep)
+	}
+	return `(?s)\A(?:` + strings.Join(bodies, "|") + `)\z`
+}
+
 // globRegexp translates a glob into an anchored regular expression that
 // also matches across newlines. With pathSep, '*' and '?' do not match '/'.
 func globRegexp(glob string, pathSep bool) string {
+	return `(?s)\A` + globBody(glob, pathSep) + `\z`
+}
+
+// globBody is the unanchored regular expression of a glob.
+func globBody(glob string, pathSep bool) string {
 	var sb strings.Builder
-	sb.WriteString(`(?s)\A`)
 	star, one := `.*`, `.`
 	if pathSep {
 		star, one = `[^/]*`, `[^/]`
@@ -578,6 +632,5 @@ func globRegexp(glob string, pathSep bool) string {
 			sb.WriteString(regexp.QuoteMeta(glob[i : i+1]))
 		}
 	}
-	sb.WriteString(`\z`)
 	return sb.String()
 }

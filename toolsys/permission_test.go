@@ -92,6 +92,24 @@ func TestPermissions_Pipeline(t *testing.T) {
 			Request{Tool: "bash", Permission: PermExecute, Subject: "git $(x)", Subjects: Subjects{Opaque: "command substitution"}}, "", false, ""},
 		{"opaque runs in bypass", PermissionConfig{Mode: ModeBypass},
 			Request{Tool: "bash", Permission: PermExecute, Subject: "git $(x)", Subjects: Subjects{Opaque: "command substitution"}}, "", false, ""},
+		// a command that cannot be named: every deny rule with a pattern
+		// on the tool refuses it, no allow rule with a pattern vouches
+		{"unresolved is refused by any pattern deny rule", PermissionConfig{Mode: ModeBypass, Deny: []string{"bash(rm *)"}},
+			Request{Tool: "bash", Permission: PermExecute, Subject: "$(echo rm) -f v", Subjects: Subjects{Parts: []string{"echo rm", "$(echo rm) -f v"}, Unresolved: "the command name $(echo rm) is only known when the script runs"}},
+			StageDeny, false, "deny rule bash(rm *) applies: the command name $(echo rm) is only known when the script runs"},
+		{"a match is named before an unresolved command", PermissionConfig{Mode: ModeBypass, Deny: []string{"bash(curl *)", "bash(rm *)"}},
+			Request{Tool: "bash", Permission: PermExecute, Subject: "rm x; $y", Subjects: Subjects{Parts: []string{"rm x", "$y"}, Unresolved: "the command name $y"}},
+			StageDeny, false, "matches deny rule bash(rm *)"},
+		{"unresolved is not refused by another tool's rule", PermissionConfig{Mode: ModeBypass, Deny: []string{"write_file(secrets/**)"}},
+			Request{Tool: "bash", Permission: PermExecute, Subject: "$x", Subjects: Subjects{Parts: []string{"$x"}, Unresolved: "the command name $x"}}, "", false, ""},
+		{"unresolved is refused by a pattern-less deny rule too", PermissionConfig{Mode: ModeBypass, Deny: []string{"bash"}},
+			Request{Tool: "bash", Permission: PermExecute, Subject: "$x", Subjects: Subjects{Parts: []string{"$x"}, Unresolved: "the command name $x"}}, StageDeny, false, "deny rule bash"},
+		{"unresolved is not allowed by a pattern", PermissionConfig{Allow: []string{"bash(*)"}, Approver: approverAnswer(no, new(int))},
+			Request{Tool: "bash", Permission: PermExecute, Subject: "$x", Subjects: Subjects{Parts: []string{"$x"}, Unresolved: "the command name $x"}}, StageApprover, true, "not today"},
+		{"unresolved is allowed by a rule without pattern", PermissionConfig{Allow: []string{"bash"}},
+			Request{Tool: "bash", Permission: PermExecute, Subject: "$x", Subjects: Subjects{Parts: []string{"$x"}, Unresolved: "the command name $x"}}, "", false, ""},
+		{"the approver is told why allow rules cannot vouch", PermissionConfig{Allow: []string{"bash(git *)"}},
+			Request{Tool: "bash", Permission: PermExecute, Subject: "$x", Subjects: Subjects{Parts: []string{"$x"}, Unresolved: "the command name $x"}}, StageApprover, false, "allow rules cannot vouch for it: the command name $x"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -216,6 +234,13 @@ func TestParseRule(t *testing.T) {
 		{"write_file(a?c)", "write_file", "a/c", false, true},
 		{"web_fetch(https://example.com/*)", "web_fetch", "https://example.com/x", true, true},
 		{"bash(echo (x))", "bash", "echo (x)", true, true},
+		// "X *" also matches the command X alone
+		{"bash(rm *)", "bash", "rm", true, true},
+		{"bash(rm **)", "bash", "rm", true, true},
+		{"bash(rm *)", "bash", "rmdir x", false, false},
+		{"bash(rm -f *)", "bash", "rm -f", true, true},
+		{"bash(rm -f *)", "bash", "rm", false, false},
+		{"bash(rm*)", "bash", "rmdir", true, true},
 	}
 	for _, tt := range tests {
 		r, err := ParseRule(tt.rule)
