@@ -502,3 +502,24 @@ func TestBash_DeniedBypassesDoNotRun(t *testing.T) {
 		t.Errorf("echo refused or did not run: %+v, %v", res, err)
 	}
 }
+
+func BenchmarkScriptSubjects(b *testing.B) {
+	scripts := map[string]string{
+		"simple":   "git status",
+		"pipeline": "git log --oneline | head -5 && go test ./...",
+		"wrappers": "sudo -u root env -i FOO=1 timeout -s KILL 5 nice -n 5 rm -f v",
+		"nested":   `bash -c 'git status; eval "ls -la | sort"; find . -name x -exec sh -c "rm -f \"\$1\"" _ {} \;'`,
+		"script": strings.Repeat(`if [ -f go.mod ]; then
+  for p in $(go list ./...); do go vet "$p" 2>&1 | tee -a vet.log; done
+fi
+git diff --stat | tail -1
+`, 5),
+	}
+	for name, script := range scripts {
+		b.Run(name, func(b *testing.B) {
+			for b.Loop() {
+				scriptSubjects(script)
+			}
+		})
+	}
+}
