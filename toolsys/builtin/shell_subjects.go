@@ -33,20 +33,21 @@ import (
 //
 // What the resolver cannot name makes the script Unresolved: a command
 // name from a variable, a substitution or a pattern, aliases, eval of text
-// only known at run time, source, shell code read from a pipe, a file or a
-// script file, settings that make a program run one the script does not
-// show (PATH=..., git -c core.hooksPath=..., git --exec-path=...). Any deny
-// rule with an argument pattern refuses an Unresolved script: "$(echo rm)
-// -f v" may be rm, and nothing shows it is not, so bash(rm *) denies it.
+// only known at run time, source, shell code a shell reads from a pipe or a
+// file, settings that make a program run one the script does not show
+// (PATH=..., git -c core.hooksPath=..., git --exec-path=...). Any deny rule
+// with an argument pattern refuses an Unresolved script: "$(echo rm) -f v"
+// may be rm, and nothing shows it is not, so bash(rm *) denies it.
 //
 // What is visible but beyond the words makes the script Opaque, so that no
 // allow rule with a pattern vouches for it: program text given to an
 // interpreter (python -c, perl -e, node -e, awk with system or a pipe, text
-// fed to one on its input), known escapes of programs that an allow rule
-// may name (git -c alias.x=!..., git -c core.pager=..., go run, go test
-// -exec, make VAR=..., npm run, npx, xargs), arguments only known at run
-// time, glob patterns, redirections to files, function definitions,
-// variable assignments, and a script with no command.
+// fed to one on its input), a script file given to a shell, known escapes
+// of programs that an allow rule may name (git -c alias.x=!..., git -c
+// core.pager=..., go run, go test -exec, make VAR=..., npm run, npx,
+// xargs), arguments only known at run time, glob patterns, redirections to
+// files, here-documents, function definitions, variable assignments, and a
+// script with no command.
 //
 // These rules are a guard-rail for the honest mistakes of a model, not a
 // security boundary: a program may do anything its arguments allow, and
@@ -118,7 +119,7 @@ func (r *resolver) program(c invocation) {
 		r.goTool(c)
 	case "make", "gmake":
 		r.make(c)
-	case "npm", "pnpm", "yarn", "bun", "npx", "pnpx", "bunx":
+	case "npm", "pnpm", "yarn", "npx", "pnpx", "bunx":
 		r.npm(c)
 	case "watch":
 		r.watch(c)
@@ -245,7 +246,7 @@ func (o options) longOption(name string) (string, optArg, error) {
 	return found[0], o.long[found[0]], nil
 }
 
-// has reports whether opts hold one of the named options.
+// hasOption reports whether opts hold one of the named options.
 func hasOption(opts []option, names ...string) bool {
 	return slices.ContainsFunc(opts, func(o option) bool { return slices.Contains(names, o.name) })
 }
@@ -280,12 +281,12 @@ var wrappers = map[string]wrapperSpec{
 	"nohup":   {opts: options{long: map[string]optArg{"help": noArg, "version": noArg}}, noRun: []string{"help", "version"}},
 	"nice": {opts: options{valued: "n", numeric: true, long: map[string]optArg{"adjustment": requiredArg, "help": noArg, "version": noArg}},
 		noRun: []string{"help", "version"}},
-	"timeout": {opts: options{flags: "vfp", valued: "sk", long: map[string]optArg{"signal": requiredArg, "kill-after": requiredArg,
+	"timeout": {opts: options{flags: "v", valued: "sk", long: map[string]optArg{"signal": requiredArg, "kill-after": requiredArg,
 		"foreground": noArg, "preserve-status": noArg, "verbose": noArg, "help": noArg, "version": noArg}},
 		skip: 1, noRun: []string{"help", "version"}},
-	"time": {opts: options{flags: "apvq", valued: "fo", long: map[string]optArg{"format": requiredArg, "output": requiredArg,
+	"time": {opts: options{flags: "apvqV", valued: "fo", long: map[string]optArg{"format": requiredArg, "output": requiredArg,
 		"append": noArg, "portability": noArg, "verbose": noArg, "quiet": noArg, "help": noArg, "version": noArg}},
-		noRun: []string{"help", "version"}},
+		noRun: []string{"V", "help", "version"}},
 	"stdbuf": {opts: options{valued: "ioe", long: map[string]optArg{"input": requiredArg, "output": requiredArg, "error": requiredArg,
 		"help": noArg, "version": noArg}}, noRun: []string{"help", "version"}},
 	"setsid": {opts: options{flags: "cfwhV", long: map[string]optArg{"ctty": noArg, "fork": noArg, "wait": noArg, "help": noArg, "version": noArg}},
@@ -334,7 +335,7 @@ func (r *resolver) wrapper(c invocation, w wrapperSpec) {
 	}
 	if len(operands) <= w.skip {
 		if hasOption(opts, w.shell...) || w.shellAlone && len(operands) == w.skip {
-			r.markUnresolved(fmt.Sprintf("%s starts a shell that reads commands from its input", c.name))
+			r.shellInput(c.name+" starts a shell that", syntax.LangBash, c.sc)
 		}
 		return
 	}
@@ -356,11 +357,7 @@ var envOptions = options{flags: "i0v", valued: "uCSa", long: map[string]optArg{
 // env resolves the command env runs: after its options and NAME=value
 // operands, or the words of its -S string followed by the operands.
 func (r *resolver) env(c invocation, depth int) {
-	args := c.args
-	if len(args) > 0 && args[0].literal && args[0].text == "-" {
-		args = args[1:] // "-" is -i
-	}
-	opts, operands, err := envOptions.parse(args)
+	opts, operands, err := envOptions.parse(c.args)
 	if err != nil {
 		r.markUnresolved(fmt.Sprintf("env: %v, so the command it runs is unknown", err))
 		return
@@ -380,6 +377,9 @@ func (r *resolver) env(c invocation, depth int) {
 		}
 		r.env(invocation{name: c.name, args: append(ws, operands...), sc: c.sc}, depth+1)
 		return
+	}
+	if len(operands) > 0 && operands[0].literal && operands[0].text == "-" {
+		operands = operands[1:] // "-" is -i
 	}
 	for len(operands) > 0 && isAssignment(operands[0]) {
 		name, value, _ := strings.Cut(operands[0].text, "=")
@@ -714,14 +714,22 @@ options:
 		}
 		r.script(rest[0].text, lang, c.sc.depth+1, c.sc.stdin)
 	case len(rest) > 0 && !stdinMode:
-		r.markUnresolved(fmt.Sprintf("%s runs the script file %s, which the rules cannot read", c.name, rest[0].text))
+		// A program running a file, as ./x.sh or python3 x.py would.
+		r.markOpaque(fmt.Sprintf("%s runs the script file %s, which the rules cannot read", c.name, rest[0].text))
 	default:
-		switch c.sc.stdin.kind {
-		case inputText:
-			r.script(c.sc.stdin.text, lang, c.sc.depth+1, input{kind: inputUnknown, from: "the rest of its script"})
-		case inputUnknown:
-			r.markUnresolved(fmt.Sprintf("%s reads its script from %s", c.name, c.sc.stdin.from))
-		}
+		r.shellInput(c.name, lang, c.sc)
+	}
+}
+
+// shellInput resolves the script a shell reads from its input: known text
+// is parsed; a pipe, a file or text with expansions is unresolved; no
+// input runs nothing.
+func (r *resolver) shellInput(shell string, lang syntax.LangVariant, sc scope) {
+	switch sc.stdin.kind {
+	case inputText:
+		r.script(sc.stdin.text, lang, sc.depth+1, input{kind: inputUnknown, from: "the rest of its script"})
+	case inputUnknown:
+		r.markUnresolved(fmt.Sprintf("%s reads its script from %s", shell, sc.stdin.from))
 	}
 }
 
@@ -738,8 +746,9 @@ var interpreters = map[string]interpreterSpec{
 	"python": {short: "c"}, "pypy": {short: "c"}, "pypy3": {short: "c"},
 	"perl": {short: "eE"}, "ruby": {short: "e"}, "irb": {},
 	"node": {short: "ep", long: []string{"eval", "print"}}, "nodejs": {short: "ep", long: []string{"eval", "print"}},
-	"bun": {short: "ep", long: []string{"eval", "print"}}, "deno": {subcommands: []string{"eval", "repl"}},
-	"php": {short: "rR", long: []string{"run"}}, "lua": {short: "e"}, "luajit": {short: "e"},
+	"bun":  {short: "ep", long: []string{"eval", "print"}, subcommands: []string{"run", "x", "exec", "test", "create"}},
+	"deno": {subcommands: []string{"eval", "repl"}},
+	"php":  {short: "rR", long: []string{"run"}}, "lua": {short: "e"}, "luajit": {short: "e"},
 	"Rscript": {short: "e"}, "R": {short: "e"}, "julia": {short: "eE", long: []string{"eval", "print"}},
 	"osascript": {short: "e"}, "tclsh": {}, "wish": {}, "expect": {short: "c"}, "guile": {short: "c"},
 	"racket": {short: "e"}, "sbcl": {long: []string{"eval"}}, "jshell": {}, "groovy": {short: "e"},
@@ -875,7 +884,7 @@ func (r *resolver) su(c invocation) {
 			r.shellString(c.name+" -c", code, c.sc)
 		}
 	default:
-		r.markUnresolved(c.name + " starts a shell that reads commands from its input")
+		r.shellInput(c.name+" starts a shell that", syntax.LangBash, c.sc)
 	}
 }
 

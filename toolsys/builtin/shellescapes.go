@@ -362,8 +362,8 @@ var yarnBuiltins = []string{"add", "install", "remove", "upgrade", "up", "info",
 	"patch-commit", "rebuild", "search", "stage", "unplug"}
 
 // npm makes the runners of package scripts and programs opaque: npx, and
-// npm, pnpm, bun or yarn run, exec, test, start...; yarn NAME runs a
-// script too.
+// npm, pnpm or yarn run, exec, test, start...; yarn NAME runs a script
+// too. (bun is an interpreter; see interpreters.)
 func (r *resolver) npm(c invocation) {
 	switch c.name {
 	case "npx", "pnpx", "bunx":
