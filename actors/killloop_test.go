@@ -77,8 +77,8 @@ func (c chargeTool) Execute(_ context.Context, _ json.RawMessage, tc *toolsys.Co
 }
 
 // loopTools returns the kill loop's tools: lookup (read-only) and charge.
-func loopTools(charges string) *toolsys.Registry {
-	reg := toolsys.NewRegistry(toolsys.Config{})
+func loopTools(t *testing.T, charges string) *toolsys.Registry {
+	reg := runAllRegistry(t)
 	reg.MustRegister(echoTool("lookup"))
 	reg.MustRegister(chargeTool{path: charges})
 	return reg
@@ -101,7 +101,7 @@ func TestKillLoopChild(t *testing.T) {
 	script.Stateless = true
 	rt, err := actors.New(actors.Config{
 		DataDir: os.Getenv(loopEnvDir), Durability: memory.DurabilitySync,
-		Provider: scripted.MustNew(script, scripted.Options{}), Tools: loopTools(os.Getenv(loopEnvCharges)),
+		Provider: scripted.MustNew(script, scripted.Options{}), Tools: loopTools(t, os.Getenv(loopEnvCharges)),
 		IdleTimeout: -1, Compaction: actors.Compaction{Disabled: true},
 	})
 	if err != nil {

@@ -364,7 +364,7 @@ func runServe(cmd *cobra.Command, base zerolog.Logger, o serveOptions) (err erro
 // serveTools returns the file tools behind a permission pipeline in mode
 // (calls that need approval wait for the API's answer, through the runtime).
 func serveTools(log zerolog.Logger, mode toolsys.Mode) (*toolsys.Registry, error) {
-	files, err := fileTools(log)
+	files, err := fileTools(log, nil) // only the tools; perms below guard them
 	if err != nil {
 		return nil, err
 	}
