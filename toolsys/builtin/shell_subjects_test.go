@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -465,6 +466,35 @@ func TestBash_ReportedBypasses(t *testing.T) {
 // TestBash_DeniedBypassesDoNotRun runs the bash tool through a registry
 // with bash(rm *) denied and checks that the file each command would
 // delete is still there.
+// TestBash_EnvParameter checks that the variables of bash's env parameter
+// are read like exported ones: one that changes which programs run leaves
+// the call unresolved, one that holds a command shows it to deny rules, and
+// any of them keeps allow rules from vouching for the call.
+func TestBash_EnvParameter(t *testing.T) {
+	denyRM := toolsys.PermissionConfig{Mode: toolsys.ModeBypass, Deny: []string{"bash(rm *)"}}
+	allowAll := toolsys.PermissionConfig{Allow: []string{"bash(ls *)", "bash(git *)", "bash(echo *)"}}
+	tests := []struct {
+		cfg  toolsys.PermissionConfig
+		p    BashParams
+		want string
+	}{
+		{denyRM, BashParams{Command: "ls", Env: map[string]string{"PATH": "/tmp/evil"}}, "deny"},
+		{denyRM, BashParams{Command: "ls", Env: map[string]string{"BASH_ENV": "/tmp/x.sh"}}, "deny"},
+		{denyRM, BashParams{Command: "ls", Env: map[string]string{"LD_PRELOAD": "/tmp/x.so"}}, "deny"},
+		{denyRM, BashParams{Command: "git fetch", Env: map[string]string{"GIT_SSH_COMMAND": "rm -f v"}}, "deny"},
+		{denyRM, BashParams{Command: "ls", Env: map[string]string{"GREETING": "rm -f v; it's fine"}}, "allow"},
+		{allowAll, BashParams{Command: "ls", Env: map[string]string{"GREETING": "hi"}}, "ask"},
+		{allowAll, BashParams{Command: "echo hi"}, "allow"},
+	}
+	for _, tt := range tests {
+		t.Run(fmt.Sprint(tt.p.Env), func(t *testing.T) {
+			if got, err := decide(t, tt.cfg, tt.p); got != tt.want {
+				t.Errorf("%+v: %s (%v), want %s", tt.p, got, err, tt.want)
+			}
+		})
+	}
+}
+
 func TestBash_DeniedBypassesDoNotRun(t *testing.T) {
 	perms, err := toolsys.NewPermissions(toolsys.PermissionConfig{Mode: toolsys.ModeBypass, Deny: []string{"bash(rm *)"}})
 	if err != nil {
