@@ -112,9 +112,9 @@ func (j *BadgerJournal) Activate(ctx context.Context, session, node string) (act
 		if err != nil {
 			return opResult{}, err
 		}
-		b, err := json.Marshal(env)
+		b, err := env.Encode()
 		if err != nil {
-			return opResult{}, fmt.Errorf("encode envelope: %w", err)
+			return opResult{}, err
 		}
 		res := opResult{activation: next, prevTail: h.Tail, tail: h.Tail + 1}
 		if err := txn.Set(journalKey(session, res.tail), b); err != nil {
@@ -170,8 +170,8 @@ func (j *BadgerJournal) Append(ctx context.Context, session string, activation, 
 		var err error
 		for i, e := range encoded {
 			e.env.Seq = h.Tail + 1 + uint64(i)
-			if vals[i], err = json.Marshal(e.env); err != nil {
-				return opResult{}, fmt.Errorf("encode envelope: %w", err)
+			if vals[i], err = e.env.Encode(); err != nil {
+				return opResult{}, err
 			}
 		}
 		for i, v := range vals {
