@@ -7,3 +7,59 @@ import "github.com/dgraph-io/badger/v4"
 func PutRawEntry(s *Store, session string, seq uint64, raw []byte) error {
 	return s.DB().Update(func(txn *badger.Txn) error { return txn.Set(journalKey(session, seq), raw) })
 }
+
+// OpenWithValueThreshold opens a store whose values of at least threshold
+// bytes go to Badger's value log, so tests can damage value-log entries.
+func OpenWithValueThreshold(opts Options, threshold int64) (*Store, error) {
+	return open(opts, func(bo *badger.Options) { bo.ValueThreshold = threshold })
+}
+
+// RawEntry returns the stored bytes of journal entry seq of session.
+func RawEntry(s *Store, session string, seq uint64) ([]byte, error) {
+	var b []byte
+	err := s.DB().View(func(txn *badger.Txn) error {
+		item, err := txn.Get(journalKey(session, seq))
+		if err != nil {
+			return err
+		}
+		b, err = item.ValueCopy(nil)
+		return err
+	})
+	return b, err
+}
+
+// RemoveRawEntry deletes journal entry seq of session, bypassing every
+// check, so tests can plant gaps.
+func RemoveRawEntry(s *Store, session string, seq uint64) error {
+	return s.DB().Update(func(txn *badger.Txn) error { return txn.Delete(journalKey(session, seq)) })
+}
+
+// AlterSnapshot rewrites the stored bytes of the session's snapshots with
+// alter, bypassing every check.
+func AlterSnapshot(s *Store, session string, alter func([]byte) []byte) error {
+	return s.DB().Update(func(txn *badger.Txn) error {
+		o := badger.DefaultIteratorOptions
+		o.Prefix = seqPrefix(prefixSnapshot, session)
+		it := txn.NewIterator(o)
+		type kv struct{ k, v []byte }
+		var all []kv
+		for it.Rewind(); it.Valid(); it.Next() {
+			v, err := it.Item().ValueCopy(nil)
+			if err != nil {
+				it.Close()
+				return err
+			}
+			all = append(all, kv{it.Item().KeyCopy(nil), v})
+		}
+		it.Close()
+		if len(all) == 0 {
+			return ErrNotFound
+		}
+		for _, e := range all {
+			if err := txn.Set(e.k, alter(e.v)); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
