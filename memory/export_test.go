@@ -1,6 +1,10 @@
 package memory
 
-import "github.com/dgraph-io/badger/v4"
+import (
+	"time"
+
+	"github.com/dgraph-io/badger/v4"
+)
 
 // PutRawEntry overwrites the stored bytes of journal entry seq of session,
 // bypassing every check, so tests can plant corrupt entries.
@@ -63,3 +67,15 @@ func AlterSnapshot(s *Store, session string, alter func([]byte) []byte) error {
 		return nil
 	})
 }
+
+// SetFreeSpace makes the store's disk-space check see free bytes, as if the
+// file system had that much space left.
+func SetFreeSpace(s *Store, free int64) {
+	s.space.mu.Lock()
+	defer s.space.mu.Unlock()
+	s.space.probe = func(string) (int64, error) { return free, nil }
+	s.space.probed = time.Time{}
+}
+
+// FreeSpaceReserve returns the free space the store's writes leave.
+func FreeSpaceReserve(s *Store) int64 { return s.space.reserve }

@@ -199,6 +199,9 @@ func (j *BadgerJournal) write(ctx context.Context, op writeOp, size int) (opResu
 	if j.store.isClosed() {
 		return opResult{}, ErrClosed
 	}
+	if err := j.store.space.check(size); err != nil {
+		return opResult{}, err
+	}
 	unlock := j.store.sessions.lock(op.session)
 	defer unlock()
 	if j.batch != nil {

@@ -58,6 +58,15 @@ type Options struct {
 	// block from disk; a cache holding the hot part of a large knowledge
 	// index makes its queries faster.
 	BlockCacheSize int64
+	// MinFreeSpace is the free space, in bytes, that writes (journal
+	// appends, session memory) leave on the file system of Dir: a write that
+	// would go below it fails with ErrNoSpace, changes nothing, and works
+	// again once space is freed. Badger's own flushes and compactions use
+	// this margin; they cannot fail cleanly on a full disk, since Badger
+	// writes through memory maps and the process would die of SIGBUS. Zero
+	// means 4 × MemTableSize (64 MiB by default); negative disables the
+	// check. It does not apply to InMemory and ReadOnly stores.
+	MinFreeSpace int64
 }
 
 // Defaults of Options.
@@ -76,6 +85,7 @@ type Store struct {
 	logger zerolog.Logger
 	dir    string
 	lock   *dirLock
+	space  *spaceGuard // nil when writes are not checked
 	// recoveries is what Open found and did before Badger opened.
 	recoveries []Recovery
 
@@ -135,6 +145,9 @@ func open(opts Options, tune func(*badger.Options)) (*Store, error) {
 		tune(&bo)
 	}
 	s := &Store{logger: opts.Logger, dir: opts.Dir}
+	if !opts.InMemory && !opts.ReadOnly && opts.MinFreeSpace >= 0 && spaceGuardSupported {
+		s.space = &spaceGuard{dir: opts.Dir, reserve: cmp.Or(opts.MinFreeSpace, 4*memTable), probe: freeSpace}
+	}
 	if !opts.InMemory {
 		if err := s.prepare(&bo, opts.ReadOnly); err != nil {
 			return nil, err
