@@ -32,11 +32,15 @@ type CorruptError struct {
 
 // Error names the session, the entry and the problem.
 func (e *CorruptError) Error() string {
-	msg := fmt.Sprintf("memory: journal %s seq %d corrupt: %s", e.Session, e.Seq, e.Problem)
-	if e.Err != nil {
-		msg += ": " + e.Err.Error()
+	return fmt.Sprintf("memory: journal %s seq %d corrupt: %s", e.Session, e.Seq, e.detail())
+}
+
+// detail is the problem and its cause.
+func (e *CorruptError) detail() string {
+	if e.Err == nil {
+		return e.Problem
 	}
-	return msg
+	return e.Problem + ": " + e.Err.Error()
 }
 
 // Unwrap returns ErrCorrupt and the underlying error.

@@ -59,6 +59,11 @@
 // write-ahead logs whose replay would drop bytes (Recoveries). Badger itself
 // verifies each table block and value it reads and logs what it cannot read.
 //
+// Verify checks a whole journal without stopping at the first problem (what
+// `agcore doctor` runs), Quarantine moves a damaged journal aside without
+// deleting anything, and Store.Backup and Restore copy a store as of one
+// moment while it is in use.
+//
 // # Durability
 //
 // DurabilitySync fsyncs before Append returns. DurabilityBatch commits the

@@ -79,3 +79,34 @@ func SetFreeSpace(s *Store, free int64) {
 
 // FreeSpaceReserve returns the free space the store's writes leave.
 func FreeSpaceReserve(s *Store) int64 { return s.space.reserve }
+
+// PutSnapshot stores st as the session's snapshot at st.Seq, with a valid
+// checksum, bypassing every check.
+func PutSnapshot(s *Store, session string, st *State) error {
+	b, err := encodeSnapshot(st)
+	if err != nil {
+		return err
+	}
+	return s.DB().Update(func(txn *badger.Txn) error { return txn.Set(snapshotKey(session, st.Seq), b) })
+}
+
+// RemoveHead deletes the session's head only, as a Delete interrupted after
+// its first step would have.
+func RemoveHead(s *Store, session string) error {
+	return s.DB().Update(func(txn *badger.Txn) error { return txn.Delete(headKey(session)) })
+}
+
+// QuarantinedEntry returns the stored bytes of entry seq of session as
+// Quarantine kept them.
+func QuarantinedEntry(s *Store, session string, at time.Time, seq uint64) ([]byte, error) {
+	var b []byte
+	err := s.DB().View(func(txn *badger.Txn) error {
+		item, err := txn.Get(append(quarantinePrefix(session, at), journalKey(session, seq)...))
+		if err != nil {
+			return err
+		}
+		b, err = item.ValueCopy(nil)
+		return err
+	})
+	return b, err
+}
