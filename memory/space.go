@@ -12,6 +12,14 @@ import (
 // syscall.ENOSPC.
 var ErrNoSpace = fmt.Errorf("memory: not enough free disk space: %w", syscall.ENOSPC)
 
+// DefaultMinFreeSpace is Options.MinFreeSpace when it and MemTableSize
+// are zero.
+const DefaultMinFreeSpace = 4 * DefaultMemTableSize
+
+// FreeSpace returns the bytes available to this process on the file system
+// that holds dir.
+func FreeSpace(dir string) (int64, error) { return freeSpace(dir) }
+
 // spaceProbeEvery bounds how stale the free-space figure a write is checked
 // against may be.
 const spaceProbeEvery = 50 * time.Millisecond

@@ -113,3 +113,18 @@ func verifyTable(path string, compression options.CompressionType, blockSize int
 	})
 	return err
 }
+
+// CheckFiles verifies the table files of the data directory dir against its
+// MANIFEST and returns every damaged one (Open stops at the first). It
+// takes the directory's lock for reading, so it fails with ErrLocked while
+// a writer has the store open.
+func CheckFiles(dir string) ([]*FileError, error) {
+	if ownsDirLock {
+		lock, err := lockDir(dir, true)
+		if err != nil {
+			return nil, err
+		}
+		defer lock.release()
+	}
+	return checkTables(dir, badger.DefaultOptions(dir), false)
+}

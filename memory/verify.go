@@ -220,6 +220,9 @@ func verifyEntries(ctx context.Context, txn *badger.Txn, session string, tail ui
 
 // entryFinding turns an entry's decoding error into a finding.
 func entryFinding(seq uint64, err error) Finding {
+	if de, ok := errors.AsType[*messages.DecodeError](err); ok && errors.Is(err, ErrCorrupt) {
+		return Finding{Kind: FindingCorrupt, Seq: seq, Problem: de.Err.Error()}
+	}
 	if ce, ok := errors.AsType[*CorruptError](err); ok {
 		return Finding{Kind: FindingCorrupt, Seq: seq, Problem: ce.detail()}
 	}

@@ -335,7 +335,7 @@ func (e Envelope) Decode() (JournalEvent, error) {
 func DecodeEnvelope(seq uint64, b []byte) (Envelope, JournalEvent, error) {
 	body, sum, sealed := splitChecksum(b)
 	if sealed && checksum(body) != sum {
-		return Envelope{}, nil, &DecodeError{Seq: seq, Err: fmt.Errorf("%w: %w: stored crc %08x, entry has %08x", ErrCorrupt, ErrChecksum, sum, checksum(body))}
+		return Envelope{}, nil, &DecodeError{Seq: seq, Err: fmt.Errorf("%w: %w (stored crc %08x, entry has %08x)", ErrCorrupt, ErrChecksum, sum, checksum(body))}
 	}
 	var env Envelope
 	if err := json.Unmarshal(b, &env); err != nil {
