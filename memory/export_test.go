@@ -1,9 +1,12 @@
 package memory
 
 import (
+	"encoding/json"
 	"time"
 
 	"github.com/dgraph-io/badger/v4"
+
+	"github.com/agcore/agcore/messages"
 )
 
 // PutRawEntry overwrites the stored bytes of journal entry seq of session,
@@ -109,4 +112,14 @@ func QuarantinedEntry(s *Store, session string, at time.Time, seq uint64) ([]byt
 		return err
 	})
 	return b, err
+}
+
+// WriteUnsealed makes j write version 1 envelopes, plain JSON without a
+// checksum, as the journal did before checksums: the baseline of
+// BenchmarkChecksums.
+func WriteUnsealed(j *BadgerJournal) {
+	j.encode = func(env messages.Envelope) ([]byte, error) {
+		env.V = 1
+		return json.Marshal(env)
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/hex"
 	"hash/crc32"
+	"slices"
 )
 
 // The stored form of a version 2 envelope ends with its checksum member:
@@ -26,13 +27,13 @@ var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 // checksum returns the CRC-32C of b.
 func checksum(b []byte) uint32 { return crc32.Checksum(b, castagnoli) }
 
-// appendChecksum turns the JSON object b into its stored form: the object
-// without its closing brace, the checksum member, the brace.
+// appendChecksum turns the JSON object b into its stored form, in place
+// when b has room: the object without its closing brace, the checksum
+// member, the brace.
 func appendChecksum(b []byte) []byte {
 	body := b[:len(b)-1] // b ends with '}'
 	sum := checksum(body)
-	out := make([]byte, 0, len(body)+crcTrailerLen)
-	out = append(out, body...)
+	out := slices.Grow(body, crcTrailerLen)
 	out = append(out, crcPrefix...)
 	out = hex.AppendEncode(out, []byte{byte(sum >> 24), byte(sum >> 16), byte(sum >> 8), byte(sum)})
 	return append(out, crcSuffix...)
@@ -50,10 +51,16 @@ func splitChecksum(b []byte) (body []byte, sum uint32, ok bool) {
 	if !bytes.HasPrefix(trailer, []byte(crcPrefix)) || !bytes.HasSuffix(trailer, []byte(crcSuffix)) {
 		return nil, 0, false
 	}
-	digits := trailer[len(crcPrefix) : len(crcPrefix)+8]
-	var raw [4]byte
-	if n, err := hex.Decode(raw[:], digits); err != nil || n != 4 || !bytes.Equal(digits, bytes.ToLower(digits)) {
-		return nil, 0, false
+	var sum32 uint32
+	for _, c := range trailer[len(crcPrefix) : len(crcPrefix)+8] {
+		switch {
+		case c >= '0' && c <= '9':
+			sum32 = sum32<<4 | uint32(c-'0')
+		case c >= 'a' && c <= 'f':
+			sum32 = sum32<<4 | uint32(c-'a'+10)
+		default:
+			return nil, 0, false // only lower-case hex digits are written
+		}
 	}
-	return b[:cut], uint32(raw[0])<<24 | uint32(raw[1])<<16 | uint32(raw[2])<<8 | uint32(raw[3]), true
+	return b[:cut], sum32, true
 }
