@@ -367,12 +367,12 @@ func (j *BadgerJournal) Read(ctx context.Context, session string, from uint64) i
 				return
 			}
 			if len(page) == 0 {
-				yield(Entry{}, missingEntry(session, next, h.Tail))
+				j.yieldMissing(session, next, h, yield)
 				return
 			}
 			for _, r := range page {
 				if r.seq != next {
-					yield(Entry{}, missingEntry(session, next, h.Tail))
+					j.yieldMissing(session, next, h, yield)
 					return
 				}
 				env, ev, err := decodeEntry(session, r)
@@ -387,6 +387,18 @@ func (j *BadgerJournal) Read(ctx context.Context, session string, from uint64) i
 			}
 		}
 	}
+}
+
+// yieldMissing reports entry seq missing from the journal whose head was
+// h when the read began, unless the head has changed since: the journal was
+// deleted (or deleted and started again) while it was read, in pages, and
+// the read just ends.
+func (j *BadgerJournal) yieldMissing(session string, seq uint64, h head, yield func(Entry, error) bool) {
+	now, ok, err := j.headOf(session)
+	if err == nil && (!ok || now.Activation < h.Activation || now.Tail < h.Tail) {
+		return
+	}
+	yield(Entry{}, missingEntry(session, seq, h.Tail))
 }
 
 // decodeEntry verifies and decodes a stored entry. An entry that fails its

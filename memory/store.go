@@ -219,9 +219,6 @@ func openErr(dir string, err error) error {
 // store that was closed cleanly.
 func (s *Store) Recoveries() []Recovery { return slices.Clone(s.recoveries) }
 
-// Dir returns the data directory, "" for an in-memory store.
-func (s *Store) Dir() string { return s.dir }
-
 // DB returns the underlying Badger database, for the memory sub-packages.
 func (s *Store) DB() *badger.DB { return s.db }
 
