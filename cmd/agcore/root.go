@@ -96,6 +96,8 @@ Exit codes: 0 success, 1 failure, 2 usage or configuration error,
   agcore run --model mock/scripted "Summarise this project"
   OPENAI_API_KEY=sk-... agcore chat
   agcore sessions list
+  agcore doctor
+  agcore backup --output agcore.backup
   agcore tools list
   agcore --config ./agcore.yaml run "What does main.go do?"`,
 		Args: unknownCommand,
@@ -131,6 +133,9 @@ Exit codes: 0 success, 1 failure, 2 usage or configuration error,
 		newBenchCmd(a),
 		newServeCmd(a),
 		newMCPCommand(a),
+		newDoctorCmd(a),
+		newBackupCmd(a),
+		newRestoreCmd(a),
 		newVersionCmd(),
 	)
 	return root
