@@ -231,7 +231,7 @@ func TestChaos(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	reg := toolsys.NewRegistry(toolsys.Config{})
+	reg := runAllRegistry(t)
 	reg.MustRegister(echoTool("lookup"))
 	reg.MustRegister(&funcTool{name: "note", perm: toolsys.PermWrite, fn: func(context.Context, json.RawMessage) (toolsys.Result, error) {
 		return toolsys.Result{Content: "noted"}, nil

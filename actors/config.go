@@ -239,8 +239,9 @@ type Config struct {
 	// per server, shared by every session, and registers the tools in
 	// Tools while the server is up (removing them at Shutdown). Tools must
 	// then be a *toolsys.Registry, so that remote tools pass its permission
-	// checks, or nil: the runtime then keeps a registry of its own. Nil
-	// means no servers. See Runtime.MCPStatus.
+	// checks, or nil: the runtime then keeps a registry of its own, with the
+	// registry's fail-closed default permissions (a remote tool above
+	// read-only needs Approver). Nil means no servers. See Runtime.MCPStatus.
 	MCPServers []mcp.ServerConfig
 
 	// Agents are the agent profiles. Empty means one profile named

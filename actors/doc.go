@@ -69,7 +69,10 @@
 // follows the turn in progress, or returns how it ended, instead of running
 // it twice. Config.Durability says when an append reaches the disk.
 // Runtime.Delete stops a session (cancelling its turn) and deletes its
-// journal and session memory.
+// journal and session memory. A session whose journal fails its integrity
+// checks (memory.ErrCorrupt), or cannot be written because the disk is full
+// (ENOSPC), stops at once and its callers get that error; the other
+// sessions go on. Runtime.Backup copies the store while sessions run.
 //
 // # Sub-agents
 //

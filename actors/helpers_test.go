@@ -36,6 +36,18 @@ func (f *funcTool) Execute(ctx context.Context, args json.RawMessage, _ *toolsys
 	return f.fn(ctx, args)
 }
 
+// runAllRegistry returns a registry whose tools all run without an
+// approver, as these tests' write tools must: they exercise the runtime,
+// not the permission pipeline.
+func runAllRegistry(t *testing.T) *toolsys.Registry {
+	t.Helper()
+	perms, err := toolsys.NewPermissions(toolsys.PermissionConfig{Mode: toolsys.ModeBypass})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return toolsys.NewRegistry(toolsys.Config{Permissions: perms})
+}
+
 func echoTool(name string) *funcTool {
 	return &funcTool{name: name, perm: toolsys.PermReadOnly, fn: func(_ context.Context, args json.RawMessage) (toolsys.Result, error) {
 		return toolsys.Result{Content: name + ":" + string(args)}, nil
@@ -69,7 +81,7 @@ func newFixture(t *testing.T, script scripted.Script, tools []toolsys.Tool, mod 
 	if err != nil {
 		t.Fatal(err)
 	}
-	reg := toolsys.NewRegistry(toolsys.Config{})
+	reg := runAllRegistry(t)
 	for _, tool := range tools {
 		reg.MustRegister(tool)
 	}

@@ -69,7 +69,7 @@ func TestKillChild(t *testing.T) {
 	if point == "" {
 		t.Skip("runs only as the child of TestKill")
 	}
-	reg := toolsys.NewRegistry(toolsys.Config{})
+	reg := runAllRegistry(t)
 	reg.MustRegister(sideEffect(os.Getenv(killEnvLog), point != "result"))
 	rt, err := actors.New(actors.Config{DataDir: os.Getenv(killEnvDir), Durability: memory.DurabilitySync,
 		Provider: scripted.MustNew(killScript(point == "result"), scripted.Options{}), Tools: reg,
@@ -140,7 +140,7 @@ func TestKill_ResumeAfterSIGKILL(t *testing.T) {
 			}
 
 			rec := &recorder{}
-			reg := toolsys.NewRegistry(toolsys.Config{})
+			reg := runAllRegistry(t)
 			reg.MustRegister(sideEffect(logPath, false))
 			cfg := actors.Config{DataDir: dataDir, Provider: scripted.MustNew(killScript(false), scripted.Options{}), Tools: reg}
 			cfg.Hooks.Register(actors.PreRequest, rec.hook(actors.HookResult{}))

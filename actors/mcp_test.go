@@ -104,7 +104,12 @@ func TestMCP_SessionCallsRemoteTool(t *testing.T) {
 			f := newFixture(t, script, []toolsys.Tool{echoTool("local")}, func(c *actors.Config) {
 				c.MCPServers = []mcp.ServerConfig{m.config("mem")}
 				if tt.ownTools {
+					// The runtime's own registry has the fail-closed
+					// default permissions: an approver lets the call run.
 					c.Tools = nil
+					c.Approver = toolsys.ApproverFunc(func(context.Context, toolsys.ApprovalRequest) (toolsys.Approval, error) {
+						return toolsys.Approval{Allow: true}, nil
+					})
 				}
 				reg, _ = c.Tools.(*toolsys.Registry)
 			})

@@ -8,6 +8,7 @@ import (
 	"maps"
 	"slices"
 	"sync"
+	"syscall"
 	"text/template"
 	"time"
 
@@ -299,7 +300,12 @@ func (rt *Runtime) startActors() {
 	slogger := slog.New(logging.SlogHandler(rt.logger.With().Str("component", "protoactor").Logger()))
 	rt.system = actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger { return slogger }))
 	strategy := supervisor.NewSessionStrategy(supervisor.SessionOptions{
-		Decider: supervisor.SessionDecider(memory.ErrFenced),
+		// A fenced session must stop; so must one whose journal is corrupt
+		// (replaying it again would fail again, and running on would act on
+		// altered or missing facts) or cannot be written for want of disk
+		// space (a restart would fail the same way). Their callers get the
+		// error; the next call activates the session afresh.
+		Decider: supervisor.SessionDecider(memory.ErrFenced, memory.ErrCorrupt, syscall.ENOSPC),
 		Budget:  supervisor.NewBudget(supervisor.BudgetOptions{MaxFailures: rt.cfg.RestartBudget.MaxFailures, Window: rt.cfg.RestartBudget.Window, Clock: rt.clock}),
 		Logger:  rt.logger,
 		OnStop:  rt.onSessionStop,
@@ -400,6 +406,13 @@ func (rt *Runtime) passivate(e *entry) bool {
 // Open returns a handle on session id, activating it: its journal is
 // replayed and a turn that was in progress resumes. A new id starts an
 // empty session. The id must be a valid memory session id.
+//
+// A session whose journal fails its integrity checks is not activated:
+// Open, and the calls of a handle whose session reactivates onto a damaged
+// journal, return a *SessionStoppedError wrapping the *memory.CorruptError
+// (errors.Is(err, memory.ErrCorrupt)) that names the entry. Nothing is
+// replayed or appended; the other sessions are unaffected. `agcore doctor`
+// reports such journals and can quarantine them.
 func (rt *Runtime) Open(ctx context.Context, id string) (*Session, error) {
 	if err := memory.ValidateSession(id); err != nil {
 		return nil, fmt.Errorf("actors: open: %w", err)

@@ -79,7 +79,7 @@ func TestKillSwarmChild(t *testing.T) {
 	if os.Getenv(killEnvSwarm) == "" {
 		t.Skip("runs only as the child of TestKill_SwarmResume")
 	}
-	reg := toolsys.NewRegistry(toolsys.Config{})
+	reg := runAllRegistry(t)
 	reg.MustRegister(&jobTool{logPath: os.Getenv(killEnvLog), holdFor: heldWorker})
 	rt, err := actors.New(actors.Config{DataDir: os.Getenv(killEnvDir), Durability: memory.DurabilitySync,
 		Provider: scripted.MustNew(swarmKillScript(), scripted.Options{}), Tools: reg,
@@ -143,7 +143,7 @@ func TestKill_SwarmResume(t *testing.T) {
 	// Resume in this process, counting each session's model calls.
 	var mu sync.Mutex
 	calls := map[string]int{}
-	reg := toolsys.NewRegistry(toolsys.Config{})
+	reg := runAllRegistry(t)
 	reg.MustRegister(&jobTool{logPath: logPath})
 	cfg := actors.Config{DataDir: dataDir, Provider: scripted.MustNew(swarmKillScript(), scripted.Options{}), Tools: reg,
 		SubAgents: actors.SubAgents{Enabled: true}}

@@ -2,8 +2,10 @@ package memory_test
 
 import (
 	"fmt"
+	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/agcore/agcore/memory"
 	"github.com/agcore/agcore/messages"
@@ -101,4 +103,83 @@ func BenchmarkLoad(b *testing.B) {
 			}
 		})
 	}
+}
+
+// BenchmarkChecksums measures what the entry checksums cost, in one run:
+// appends of one tool result (without fsync, so that the CPU work shows)
+// and Loads of a 60-entry session, on two journals side by side, one
+// writing version 2 entries (checksummed, verified on every read) and one
+// writing version 1 entries (plain JSON, as before checksums). Each
+// iteration does the operation on both, in alternating order, and times
+// each; the ratio metric is checksummed over plain (1.05 is the budget).
+func BenchmarkChecksums(b *testing.B) {
+	result := messages.ToolResult{Turn: 3, CallID: "call_7f3a", Name: "read_file",
+		Content: strings.Repeat("a line of a file the tool read, as the model will see it\n", 6)}
+	journals := func(b *testing.B) [2]*memory.BadgerJournal {
+		var js [2]*memory.BadgerJournal
+		for i := range js {
+			store := openStore(b, b.TempDir())
+			b.Cleanup(func() { _ = store.Close() })
+			js[i] = newJournal(b, store, memory.JournalOptions{Durability: memory.DurabilityNone, SnapshotEvery: -1})
+		}
+		memory.WriteUnsealed(js[1])
+		return js
+	}
+	report := func(b *testing.B, spent [2]time.Duration) {
+		n := float64(b.N)
+		b.ReportMetric(float64(spent[0].Nanoseconds())/n, "checksummed-ns/op")
+		b.ReportMetric(float64(spent[1].Nanoseconds())/n, "plain-ns/op")
+		b.ReportMetric(float64(spent[0])/float64(spent[1]), "ratio")
+	}
+	b.Run("append", func(b *testing.B) {
+		js := journals(b)
+		var (
+			tails [2]uint64
+			spent [2]time.Duration
+			round int
+		)
+		for b.Loop() {
+			for k := range 2 {
+				k = (k + round) % 2
+				start := time.Now()
+				tail, err := js[k].Append(b.Context(), "s", 0, tails[k], result)
+				spent[k] += time.Since(start)
+				if err != nil {
+					b.Fatal(err)
+				}
+				tails[k] = tail
+			}
+			round++
+		}
+		report(b, spent)
+	})
+	b.Run("load", func(b *testing.B) {
+		js := journals(b)
+		for _, j := range js {
+			var tail uint64
+			for range 60 {
+				var err error
+				if tail, err = j.Append(b.Context(), "s", 0, tail, result); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+		var (
+			spent [2]time.Duration
+			round int
+		)
+		for b.Loop() {
+			for k := range 2 {
+				k = (k + round) % 2
+				start := time.Now()
+				st, err := js[k].Load(b.Context(), "s")
+				spent[k] += time.Since(start)
+				if err != nil || st.Seq != 60 {
+					b.Fatalf("Load = %v, %v", st, err)
+				}
+			}
+			round++
+		}
+		report(b, spent)
+	})
 }

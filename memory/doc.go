@@ -38,12 +38,31 @@
 // Journal is a compare-and-append log per session. Append takes the tail the
 // writer expects and its activation number; a writer that lost a race gets
 // ErrConflict, and a writer whose activation was superseded by a newer
-// Activate gets ErrFenced and must stop. Entries are versioned envelopes
-// (messages.Envelope); an entry that cannot be decoded is reported as an
-// *EntryError naming the session and sequence number, wrapping a
-// *messages.DecodeError, and the entries before it stay readable. Every
-// SnapshotEvery events the folded State is stored, so Load replays only the
-// entries after the latest snapshot.
+// Activate gets ErrFenced and must stop. Every SnapshotEvery events the
+// folded State is stored, so Load replays only the entries after the latest
+// snapshot.
+//
+// # Integrity
+//
+// Entries are versioned envelopes (messages.Envelope) stored with a CRC-32C
+// of their bytes, verified on every read; snapshots carry one too. Read and
+// Load also check that the entries follow each other from the first (or the
+// snapshot) to the tail without a gap. An entry that fails any check is a
+// *CorruptError (wrapping ErrCorrupt) naming the session, the sequence
+// number and the problem, and the entries before it stay readable; an entry
+// written by a newer version is an *EntryError. A damaged snapshot is
+// skipped (and logged): the journal is replayed instead.
+//
+// Open survives a process killed at any point of an earlier Open or Close,
+// verifies every table file before Badger opens it (a damaged one fails Open
+// with a *FileError wrapping ErrCorruptStore, naming the file), and reports
+// write-ahead logs whose replay would drop bytes (Recoveries). Badger itself
+// verifies each table block and value it reads and logs what it cannot read.
+//
+// Verify checks a whole journal without stopping at the first problem (what
+// `agcore doctor` runs), Quarantine moves a damaged journal aside without
+// deleting anything, and Store.Backup and Restore copy a store as of one
+// moment while it is in use.
 //
 // # Durability
 //

@@ -1,9 +1,125 @@
 package memory
 
-import "github.com/dgraph-io/badger/v4"
+import (
+	"encoding/json"
+	"time"
+
+	"github.com/dgraph-io/badger/v4"
+
+	"github.com/agcore/agcore/messages"
+)
 
 // PutRawEntry overwrites the stored bytes of journal entry seq of session,
 // bypassing every check, so tests can plant corrupt entries.
 func PutRawEntry(s *Store, session string, seq uint64, raw []byte) error {
 	return s.DB().Update(func(txn *badger.Txn) error { return txn.Set(journalKey(session, seq), raw) })
+}
+
+// OpenWithValueThreshold opens a store whose values of at least threshold
+// bytes go to Badger's value log, so tests can damage value-log entries.
+func OpenWithValueThreshold(opts Options, threshold int64) (*Store, error) {
+	return open(opts, func(bo *badger.Options) { bo.ValueThreshold = threshold })
+}
+
+// RawEntry returns the stored bytes of journal entry seq of session.
+func RawEntry(s *Store, session string, seq uint64) ([]byte, error) {
+	var b []byte
+	err := s.DB().View(func(txn *badger.Txn) error {
+		item, err := txn.Get(journalKey(session, seq))
+		if err != nil {
+			return err
+		}
+		b, err = item.ValueCopy(nil)
+		return err
+	})
+	return b, err
+}
+
+// RemoveRawEntry deletes journal entry seq of session, bypassing every
+// check, so tests can plant gaps.
+func RemoveRawEntry(s *Store, session string, seq uint64) error {
+	return s.DB().Update(func(txn *badger.Txn) error { return txn.Delete(journalKey(session, seq)) })
+}
+
+// AlterSnapshot rewrites the stored bytes of the session's snapshots with
+// alter, bypassing every check.
+func AlterSnapshot(s *Store, session string, alter func([]byte) []byte) error {
+	return s.DB().Update(func(txn *badger.Txn) error {
+		o := badger.DefaultIteratorOptions
+		o.Prefix = seqPrefix(prefixSnapshot, session)
+		it := txn.NewIterator(o)
+		type kv struct{ k, v []byte }
+		var all []kv
+		for it.Rewind(); it.Valid(); it.Next() {
+			v, err := it.Item().ValueCopy(nil)
+			if err != nil {
+				it.Close()
+				return err
+			}
+			all = append(all, kv{it.Item().KeyCopy(nil), v})
+		}
+		it.Close()
+		if len(all) == 0 {
+			return ErrNotFound
+		}
+		for _, e := range all {
+			if err := txn.Set(e.k, alter(e.v)); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// SetFreeSpace makes the store's disk-space check see free bytes, as if the
+// file system had that much space left.
+func SetFreeSpace(s *Store, free int64) {
+	s.space.mu.Lock()
+	defer s.space.mu.Unlock()
+	s.space.probe = func(string) (int64, error) { return free, nil }
+	s.space.probed = time.Time{}
+}
+
+// FreeSpaceReserve returns the free space the store's writes leave.
+func FreeSpaceReserve(s *Store) int64 { return s.space.reserve }
+
+// PutSnapshot stores st as the session's snapshot at st.Seq, with a valid
+// checksum, bypassing every check.
+func PutSnapshot(s *Store, session string, st *State) error {
+	b, err := encodeSnapshot(st)
+	if err != nil {
+		return err
+	}
+	return s.DB().Update(func(txn *badger.Txn) error { return txn.Set(snapshotKey(session, st.Seq), b) })
+}
+
+// RemoveHead deletes the session's head only, as a Delete interrupted after
+// its first step would have.
+func RemoveHead(s *Store, session string) error {
+	return s.DB().Update(func(txn *badger.Txn) error { return txn.Delete(headKey(session)) })
+}
+
+// QuarantinedEntry returns the stored bytes of entry seq of session as
+// Quarantine kept them.
+func QuarantinedEntry(s *Store, session string, at time.Time, seq uint64) ([]byte, error) {
+	var b []byte
+	err := s.DB().View(func(txn *badger.Txn) error {
+		item, err := txn.Get(append(quarantinePrefix(session, at), journalKey(session, seq)...))
+		if err != nil {
+			return err
+		}
+		b, err = item.ValueCopy(nil)
+		return err
+	})
+	return b, err
+}
+
+// WriteUnsealed makes j write version 1 envelopes, plain JSON without a
+// checksum, as the journal did before checksums: the baseline of
+// BenchmarkChecksums.
+func WriteUnsealed(j *BadgerJournal) {
+	j.encode = func(env messages.Envelope) ([]byte, error) {
+		env.V = 1
+		return json.Marshal(env)
+	}
 }

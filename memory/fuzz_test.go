@@ -11,12 +11,15 @@ import (
 
 // FuzzJournalEntry plants arbitrary bytes as the middle entry of a journal:
 // reading never panics, the entry before stays readable, and the planted
-// entry either decodes or is reported as an EntryError naming its seq.
+// entry either decodes (a version 1 envelope, or one that matches its
+// checksum) or is reported as a CorruptError (or, for an unknown version or
+// type, an EntryError) naming its seq; Load agrees with Read.
 func FuzzJournalEntry(f *testing.F) {
 	f.Add([]byte(`{"v":1,"seq":2,"type":"user_message","at":"2025-01-02T03:04:05Z","data":{"turn":0,"message":{"role":"user","content":"hi"}}}`))
 	f.Add([]byte(`{"v":2,"seq":2,"type":"user_message","data":{}}`))
 	f.Add([]byte(`{"v":1,"seq":2,"type":"compacted","data":{"through":99,"messages":[{"role":"tool","content":"x"}]}}`))
 	f.Add([]byte("\xff\x00"))
+	f.Add([]byte(`{"v":2,"seq":2,"type":"user_message","at":"2025-01-02T03:04:05Z","data":{"turn":0,"message":{"role":"user","content":"hi"}},"crc":"00000000"}`))
 	store := openStore(f, "")
 	defer store.Close()
 	j := newJournal(f, store, memory.JournalOptions{Durability: memory.DurabilityNone, SnapshotEvery: -1})
@@ -31,12 +34,28 @@ func FuzzJournalEntry(f *testing.F) {
 		if err := memory.PutRawEntry(store, session, 2, raw); err != nil {
 			t.Fatal(err)
 		}
-		var got []uint64
+		var (
+			got     []uint64
+			readErr error
+		)
 		for e, err := range j.Read(t.Context(), session, 1) {
 			if err != nil {
-				var ee *memory.EntryError
-				if !errors.As(err, &ee) || ee.Seq != 2 || ee.Session != session {
-					t.Fatalf("error = %v, want an EntryError at seq 2", err)
+				readErr = err
+				var (
+					ce *memory.CorruptError
+					ee *memory.EntryError
+				)
+				switch {
+				case errors.As(err, &ce):
+					if ce.Seq != 2 || ce.Session != session || !errors.Is(err, memory.ErrCorrupt) {
+						t.Fatalf("error = %v, want a CorruptError at seq 2", err)
+					}
+				case errors.As(err, &ee):
+					if ee.Seq != 2 || ee.Session != session || errors.Is(err, messages.ErrCorrupt) {
+						t.Fatalf("error = %v, want an EntryError at seq 2 for a newer format", err)
+					}
+				default:
+					t.Fatalf("error = %v, want a CorruptError or an EntryError at seq 2", err)
 				}
 				break
 			}
@@ -45,7 +64,11 @@ func FuzzJournalEntry(f *testing.F) {
 		if len(got) == 0 || got[0] != 1 {
 			t.Fatalf("entries read = %v, want entry 1 first", got)
 		}
-		if st, err := j.Load(t.Context(), session); err == nil {
+		st, err := j.Load(t.Context(), session)
+		if (err == nil) != (readErr == nil) || errors.Is(err, memory.ErrCorrupt) != errors.Is(readErr, memory.ErrCorrupt) {
+			t.Fatalf("Load error %v, Read error %v", err, readErr)
+		}
+		if err == nil {
 			if msgs := st.Messages(memory.ViewOptions{}); len(msgs) > 0 {
 				st.Messages(memory.ViewOptions{Window: 2})
 			}

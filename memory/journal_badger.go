@@ -49,6 +49,9 @@ type BadgerJournal struct {
 	opts  JournalOptions
 	log   zerolog.Logger
 	batch *committer // nil unless DurabilityBatch
+	// encode gives the stored form of an envelope: messages.Envelope.Encode
+	// (tests measure the cost of its checksum against plain JSON).
+	encode func(messages.Envelope) ([]byte, error)
 }
 
 var _ Journal = (*BadgerJournal)(nil)
@@ -61,7 +64,8 @@ func NewJournal(store *Store, opts JournalOptions) (*BadgerJournal, error) {
 	if err != nil {
 		return nil, err
 	}
-	j := &BadgerJournal{store: store, db: store.DB(), opts: opts, log: opts.Logger.With().Str("component", "journal").Logger()}
+	j := &BadgerJournal{store: store, db: store.DB(), opts: opts, log: opts.Logger.With().Str("component", "journal").Logger(),
+		encode: messages.Envelope.Encode}
 	if opts.Durability == DurabilityBatch {
 		j.batch = newCommitter(j.db, j.log)
 	}
@@ -112,9 +116,9 @@ func (j *BadgerJournal) Activate(ctx context.Context, session, node string) (act
 		if err != nil {
 			return opResult{}, err
 		}
-		b, err := json.Marshal(env)
+		b, err := j.encode(env)
 		if err != nil {
-			return opResult{}, fmt.Errorf("encode envelope: %w", err)
+			return opResult{}, err
 		}
 		res := opResult{activation: next, prevTail: h.Tail, tail: h.Tail + 1}
 		if err := txn.Set(journalKey(session, res.tail), b); err != nil {
@@ -170,8 +174,8 @@ func (j *BadgerJournal) Append(ctx context.Context, session string, activation, 
 		var err error
 		for i, e := range encoded {
 			e.env.Seq = h.Tail + 1 + uint64(i)
-			if vals[i], err = json.Marshal(e.env); err != nil {
-				return opResult{}, fmt.Errorf("encode envelope: %w", err)
+			if vals[i], err = j.encode(e.env); err != nil {
+				return opResult{}, err
 			}
 		}
 		for i, v := range vals {
@@ -198,6 +202,9 @@ func (j *BadgerJournal) write(ctx context.Context, op writeOp, size int) (opResu
 	}
 	if j.store.isClosed() {
 		return opResult{}, ErrClosed
+	}
+	if err := j.store.space.check(size); err != nil {
+		return opResult{}, err
 	}
 	unlock := j.store.sessions.lock(op.session)
 	defer unlock()
@@ -273,21 +280,45 @@ func readHead(txn *badger.Txn, session string) (head, error) {
 // headOf reads the session's head in a read transaction; ok is false when
 // the session has no journal.
 func (j *BadgerJournal) headOf(session string) (h head, ok bool, err error) {
-	err = j.db.View(func(txn *badger.Txn) error {
-		item, err := txn.Get(headKey(session))
-		if errors.Is(err, badger.ErrKeyNotFound) {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		ok = true
-		return item.Value(func(v []byte) error {
-			h, err = decodeHead(v)
-			return err
-		})
+	err = view(j.db, func(txn *badger.Txn) error {
+		var err error
+		h, ok, err = headIn(txn, session)
+		return err
 	})
 	return h, ok, dbErr(err)
+}
+
+// headIn reads the session's head in txn; ok is false when the session has
+// no journal. An unreadable head is a *CorruptError.
+func headIn(txn *badger.Txn, session string) (h head, ok bool, err error) {
+	item, err := txn.Get(headKey(session))
+	if errors.Is(err, badger.ErrKeyNotFound) {
+		return head{}, false, nil
+	}
+	if err != nil {
+		return head{}, false, err
+	}
+	err = item.Value(func(v []byte) error {
+		var err error
+		h, err = decodeHead(v)
+		return err
+	})
+	if err != nil {
+		return head{}, true, &CorruptError{Session: session, Problem: "unreadable head record", Err: err}
+	}
+	return h, true, nil
+}
+
+// view runs fn in a read transaction. Badger panics on some damaged blocks
+// of a table read after Open verified it; the panic becomes an error
+// wrapping ErrCorruptStore.
+func view(db *badger.DB, fn func(txn *badger.Txn) error) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("%w: Badger failed reading it: %s", ErrCorruptStore, firstLine(fmt.Sprint(r)))
+		}
+	}()
+	return db.View(fn)
 }
 
 // Tail implements Journal.
@@ -312,7 +343,8 @@ type rawEntry struct {
 }
 
 // Read implements Journal. It yields the entries up to the tail as it was
-// when the iteration started.
+// when the iteration started, checking that they follow each other without
+// a gap.
 func (j *BadgerJournal) Read(ctx context.Context, session string, from uint64) iter.Seq2[Entry, error] {
 	return func(yield func(Entry, error) bool) {
 		if err := ValidateSession(session); err != nil {
@@ -331,31 +363,84 @@ func (j *BadgerJournal) Read(ctx context.Context, session string, from uint64) i
 			}
 			page, err := j.readEntries(session, next, h.Tail)
 			if err != nil {
-				yield(Entry{}, &EntryError{Session: session, Seq: next, Err: dbErr(err)})
+				yield(Entry{}, entryReadErr(session, next, err))
 				return
 			}
 			if len(page) == 0 {
+				j.yieldMissing(session, next, h, yield)
 				return
 			}
 			for _, r := range page {
-				env, ev, err := messages.DecodeEnvelope(r.seq, r.val)
+				if r.seq != next {
+					j.yieldMissing(session, next, h, yield)
+					return
+				}
+				env, ev, err := decodeEntry(session, r)
 				if err != nil {
-					yield(Entry{}, &EntryError{Session: session, Seq: r.seq, Err: err})
+					yield(Entry{}, err)
 					return
 				}
 				if !yield(Entry{Envelope: env, Event: ev}, nil) {
 					return
 				}
+				next++
 			}
-			next = page[len(page)-1].seq + 1
 		}
 	}
+}
+
+// yieldMissing reports entry seq missing from the journal whose head was
+// h when the read began, unless the head has changed since: the journal was
+// deleted (or deleted and started again) while it was read, in pages, and
+// the read just ends.
+func (j *BadgerJournal) yieldMissing(session string, seq uint64, h head, yield func(Entry, error) bool) {
+	now, ok, err := j.headOf(session)
+	if err == nil && (!ok || now.Activation < h.Activation || now.Tail < h.Tail) {
+		return
+	}
+	yield(Entry{}, missingEntry(session, seq, h.Tail))
+}
+
+// decodeEntry verifies and decodes a stored entry. An entry that fails its
+// checksum or cannot be parsed is a *CorruptError; one written by a newer
+// version (unknown envelope version or event type) is an *EntryError.
+func decodeEntry(session string, r rawEntry) (messages.Envelope, messages.JournalEvent, error) {
+	env, ev, err := messages.DecodeEnvelope(r.seq, r.val)
+	switch {
+	case err == nil:
+		return env, ev, nil
+	case errors.Is(err, messages.ErrChecksum):
+		return env, nil, &CorruptError{Session: session, Seq: r.seq, Problem: "checksum mismatch", Err: err}
+	case errors.Is(err, messages.ErrCorrupt) && len(r.val) == 0:
+		// Badger hands back an empty value when it cannot read one (its
+		// value-log checksum failed), and logs why.
+		return env, nil, &CorruptError{Session: session, Seq: r.seq, Problem: "empty value: the store could not read it", Err: err}
+	case errors.Is(err, messages.ErrCorrupt):
+		return env, nil, &CorruptError{Session: session, Seq: r.seq, Problem: "undecodable entry", Err: err}
+	}
+	return env, nil, &EntryError{Session: session, Seq: r.seq, Err: err}
+}
+
+// missingEntry reports that entry seq (up to tail) is not in the journal.
+func missingEntry(session string, seq, tail uint64) error {
+	return &CorruptError{Session: session, Seq: seq, Problem: fmt.Sprintf("missing entry (the journal's tail is %d)", tail)}
+}
+
+// entryReadErr wraps a failure to read the entries from seq on: a closed
+// store stays ErrClosed, a Badger failure on damaged data is corruption of
+// this journal.
+func entryReadErr(session string, seq uint64, err error) error {
+	err = dbErr(err)
+	if errors.Is(err, ErrClosed) {
+		return &EntryError{Session: session, Seq: seq, Err: err}
+	}
+	return &CorruptError{Session: session, Seq: seq, Problem: "stored entry unreadable", Err: err}
 }
 
 // readEntries reads up to readPage entries with from <= seq <= tail.
 func (j *BadgerJournal) readEntries(session string, from, tail uint64) ([]rawEntry, error) {
 	var page []rawEntry
-	err := j.db.View(func(txn *badger.Txn) error {
+	err := view(j.db, func(txn *badger.Txn) error {
 		var err error
 		page, err = entriesIn(txn, session, from, tail, readPage)
 		return err
@@ -403,7 +488,7 @@ func (j *BadgerJournal) Sessions(ctx context.Context) iter.Seq2[string, error] {
 				return
 			}
 			var ids []string
-			err := j.db.View(func(txn *badger.Txn) error {
+			err := view(j.db, func(txn *badger.Txn) error {
 				o := badger.DefaultIteratorOptions
 				o.Prefix = []byte(prefixHead)
 				o.PrefetchValues = false
@@ -433,7 +518,8 @@ func (j *BadgerJournal) Sessions(ctx context.Context) iter.Seq2[string, error] {
 
 // Load implements Journal. It reads the head, the latest snapshot and the
 // entries after it in one read transaction, so the State is consistent with
-// one moment of the journal.
+// one moment of the journal. Every entry must be there, in order, up to the
+// tail, and match its checksum; otherwise Load fails with a *CorruptError.
 func (j *BadgerJournal) Load(ctx context.Context, session string) (*State, error) {
 	if err := ValidateSession(session); err != nil {
 		return nil, err
@@ -443,47 +529,48 @@ func (j *BadgerJournal) Load(ctx context.Context, session string) (*State, error
 	}
 	var (
 		st      *State
+		tail    uint64
 		entries []rawEntry
 		found   bool
 	)
-	err := j.db.View(func(txn *badger.Txn) error {
-		item, err := txn.Get(headKey(session))
-		if errors.Is(err, badger.ErrKeyNotFound) {
-			return nil
-		}
-		if err != nil {
+	err := view(j.db, func(txn *badger.Txn) error {
+		h, ok, err := headIn(txn, session)
+		if err != nil || !ok {
 			return err
 		}
-		found = true
-		var h head
-		if err := item.Value(func(v []byte) error {
-			var err error
-			h, err = decodeHead(v)
-			return err
-		}); err != nil {
-			return err
-		}
-		st = j.latestSnapshotIn(txn, session)
+		found, tail = true, h.Tail
+		st = j.latestSnapshotIn(txn, session, h.Tail)
 		entries, err = entriesIn(txn, session, st.Seq+1, h.Tail, 0)
 		return err
 	})
+	if ce, ok := errors.AsType[*CorruptError](err); ok {
+		return nil, ce
+	}
 	if err != nil {
 		return nil, fmt.Errorf("memory: journal load %s: %w", session, dbErr(err))
 	}
 	if !found {
 		return nil, fmt.Errorf("memory: journal load %s: %w", session, ErrNotFound)
 	}
+	next := st.Seq + 1
 	for _, r := range entries {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		env, ev, err := messages.DecodeEnvelope(r.seq, r.val)
+		if r.seq != next {
+			return nil, missingEntry(session, next, tail)
+		}
+		env, ev, err := decodeEntry(session, r)
 		if err != nil {
-			return nil, &EntryError{Session: session, Seq: r.seq, Err: err}
+			return nil, err
 		}
 		if err := st.Apply(env, ev); err != nil {
 			return nil, &EntryError{Session: session, Seq: env.Seq, Err: err}
 		}
+		next++
+	}
+	if next != tail+1 {
+		return nil, missingEntry(session, next, tail)
 	}
 	return st, nil
 }
@@ -498,15 +585,17 @@ func (j *BadgerJournal) Delete(ctx context.Context, session string) error {
 	}
 	unlock := j.store.sessions.lock(session)
 	defer unlock()
-	// The head goes first, so that an interrupted Delete leaves no visible
-	// journal: entries beyond the tail are never read, and are overwritten by
-	// the next appends.
-	err := j.db.Update(func(txn *badger.Txn) error { return txn.Delete(headKey(session)) })
-	for _, prefix := range []string{prefixSnapshot, prefixJournal} {
-		if err != nil {
-			break
-		}
-		err = deletePrefix(ctx, j.db, seqPrefix(prefix, session))
+	// The snapshots go first and the head next, so that an interrupted
+	// Delete leaves either the whole journal without snapshots, or no
+	// visible journal: entries beyond the tail are never read, and are
+	// overwritten by the next appends; a snapshot left behind could be
+	// taken for one of the next journal of the same id.
+	err := deletePrefix(ctx, j.db, seqPrefix(prefixSnapshot, session))
+	if err == nil {
+		err = j.db.Update(func(txn *badger.Txn) error { return txn.Delete(headKey(session)) })
+	}
+	if err == nil {
+		err = deletePrefix(ctx, j.db, seqPrefix(prefixJournal, session))
 	}
 	if err == nil && j.opts.Durability != DurabilityNone {
 		err = j.db.Sync()
@@ -553,16 +642,18 @@ func deletePrefix(ctx context.Context, db *badger.DB, prefix []byte) error {
 	}
 }
 
-// snapshotRecord is the stored form of a snapshot.
+// snapshotRecord is the stored form of a snapshot: the State as JSON and
+// the CRC-32C of exactly those bytes.
 type snapshotRecord struct {
-	V     int    `json:"v"`
-	State *State `json:"state"`
+	V     int             `json:"v"`
+	CRC   uint32          `json:"crc"`
+	State json.RawMessage `json:"state"`
 }
 
 // snapshotVersion is the snapshot format this package writes and reads.
-// Version 2 added State.RoundTrips and State.Unfinished, which a version 1
-// snapshot lacks, so Load replays the journal instead of reading one.
-const snapshotVersion = 2
+// Version 2 added State.RoundTrips and State.Unfinished; version 3 the
+// checksum. An older snapshot is ignored: Load replays the journal instead.
+const snapshotVersion = 3
 
 // maybeSnapshot writes a snapshot when the write crossed a multiple of
 // SnapshotEvery. A snapshot only shortens Load, so a failure to write one is
@@ -585,9 +676,9 @@ func (j *BadgerJournal) Snapshot(ctx context.Context, session string) error {
 	if err != nil {
 		return err
 	}
-	b, err := json.Marshal(snapshotRecord{V: snapshotVersion, State: st})
+	b, err := encodeSnapshot(st)
 	if err != nil {
-		return fmt.Errorf("memory: snapshot %s: encode: %w", session, err)
+		return fmt.Errorf("memory: snapshot %s: %w", session, err)
 	}
 	key := snapshotKey(session, st.Seq)
 	err = j.db.Update(func(txn *badger.Txn) error {
@@ -615,13 +706,51 @@ func (j *BadgerJournal) Snapshot(ctx context.Context, session string) error {
 	return nil
 }
 
-// latestSnapshotIn returns the newest readable snapshot of the session in
-// txn, or an empty State when there is none. An unreadable snapshot (corrupt
-// bytes or an unknown version) is skipped: the journal replays from the
-// beginning. Snapshot keeps only the newest snapshot, so a forward scan of
-// the session's snapshot keys (cheaper in Badger than a reverse seek) reads
-// one key, two while a replacement is being written.
-func (j *BadgerJournal) latestSnapshotIn(txn *badger.Txn, session string) *State {
+// encodeSnapshot returns the stored form of st.
+func encodeSnapshot(st *State) ([]byte, error) {
+	state, err := json.Marshal(st)
+	if err != nil {
+		return nil, fmt.Errorf("encode: %w", err)
+	}
+	return json.Marshal(snapshotRecord{V: snapshotVersion, CRC: crc32c(state), State: state})
+}
+
+// decodeSnapshot reads a stored snapshot of the entry seq. It fails when
+// the record is of another version, does not match its checksum, or holds
+// a State of another seq.
+func decodeSnapshot(b []byte, seq uint64) (*State, error) {
+	var rec snapshotRecord
+	if err := json.Unmarshal(b, &rec); err != nil {
+		return nil, fmt.Errorf("undecodable snapshot: %w", err)
+	}
+	if rec.V != snapshotVersion {
+		return nil, fmt.Errorf("%w: snapshot version %d, this build reads %d", errOldSnapshot, rec.V, snapshotVersion)
+	}
+	if sum := crc32c(rec.State); sum != rec.CRC {
+		return nil, fmt.Errorf("snapshot checksum mismatch: stored %08x, state has %08x", rec.CRC, sum)
+	}
+	var st State
+	if err := json.Unmarshal(rec.State, &st); err != nil {
+		return nil, fmt.Errorf("undecodable snapshot state: %w", err)
+	}
+	if st.Seq != seq {
+		return nil, fmt.Errorf("snapshot stored under seq %d holds the state at seq %d", seq, st.Seq)
+	}
+	return &st, nil
+}
+
+// errOldSnapshot marks a snapshot written by an older version: skipping it
+// is expected, not damage.
+var errOldSnapshot = errors.New("snapshot of an older format")
+
+// latestSnapshotIn returns the newest usable snapshot of the session in txn
+// at or before tail, or an empty State when there is none. A snapshot that
+// fails its checks is skipped (and logged at warn level, unless it is merely
+// of an older format): the journal replays from the beginning, since it is
+// the source of truth. Snapshot keeps only the newest snapshot, so a forward
+// scan of the session's snapshot keys (cheaper in Badger than a reverse
+// seek) reads one key, two while a replacement is being written.
+func (j *BadgerJournal) latestSnapshotIn(txn *badger.Txn, session string, tail uint64) *State {
 	o := badger.DefaultIteratorOptions
 	o.Prefix = seqPrefix(prefixSnapshot, session)
 	o.PrefetchValues = false
@@ -629,14 +758,26 @@ func (j *BadgerJournal) latestSnapshotIn(txn *badger.Txn, session string) *State
 	defer it.Close()
 	st := &State{}
 	for it.Rewind(); it.Valid(); it.Next() {
-		var rec snapshotRecord
-		err := it.Item().Value(func(v []byte) error { return json.Unmarshal(v, &rec) })
-		if err == nil && rec.V == snapshotVersion && rec.State != nil && rec.State.Seq >= st.Seq {
-			st = rec.State
-			continue
-		}
 		seq, _ := keySeq(it.Item().Key())
-		j.log.Debug().Err(err).Int("v", rec.V).Str("session", session).Uint64("seq", seq).Msg("skipping unreadable snapshot")
+		var snap *State
+		err := it.Item().Value(func(v []byte) error {
+			var err error
+			snap, err = decodeSnapshot(v, seq)
+			return err
+		})
+		if err == nil && seq > tail {
+			err = fmt.Errorf("snapshot at seq %d is past the journal's tail %d", seq, tail)
+		}
+		switch {
+		case err == nil:
+			if snap.Seq >= st.Seq {
+				st = snap
+			}
+		case errors.Is(err, errOldSnapshot):
+			j.log.Debug().Err(err).Str("session", session).Uint64("seq", seq).Msg("skipping snapshot")
+		default:
+			j.log.Warn().Err(err).Str("session", session).Uint64("seq", seq).Msg("skipping damaged snapshot; replaying the journal")
+		}
 	}
 	return st
 }

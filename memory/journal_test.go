@@ -58,6 +58,15 @@ func TestJournalConformance(t *testing.T) {
 						Corrupt: func(session string, seq uint64, raw []byte) error {
 							return memory.PutRawEntry(store, session, seq, raw)
 						},
+						Stored: func(session string, seq uint64) ([]byte, error) {
+							return memory.RawEntry(store, session, seq)
+						},
+						Remove: func(session string, seq uint64) error {
+							return memory.RemoveRawEntry(store, session, seq)
+						},
+						AlterSnapshot: func(session string, alter func([]byte) []byte) error {
+							return memory.AlterSnapshot(store, session, alter)
+						},
 					}
 					if onDisk {
 						h.Reopen = func(t *testing.T) memory.Journal {

@@ -79,7 +79,3 @@ func decodeHead(b []byte) (head, error) {
 	}
 	return head{Tail: binary.BigEndian.Uint64(b), Activation: binary.BigEndian.Uint64(b[8:])}, nil
 }
-
-// ErrCorruptStore is returned when a bookkeeping record (not a journal entry)
-// cannot be decoded.
-var ErrCorruptStore = errors.New("memory: corrupt store record")

@@ -46,8 +46,9 @@ type KV struct {
 // m/<session id length, 2 bytes><session id><key>, so one session's keys
 // never share a prefix with another's. It is safe for concurrent use.
 type SessionMemory struct {
-	db   *badger.DB
-	opts SessionMemoryOptions
+	db    *badger.DB
+	space *spaceGuard
+	opts  SessionMemoryOptions
 }
 
 // NewSessionMemory returns the session memory kept in store.
@@ -58,7 +59,7 @@ func NewSessionMemory(store *Store, opts SessionMemoryOptions) *SessionMemory {
 	if opts.SnapshotValueBytes <= 0 {
 		opts.SnapshotValueBytes = DefaultSnapshotValueBytes
 	}
-	return &SessionMemory{db: store.DB(), opts: opts}
+	return &SessionMemory{db: store.DB(), space: store.space, opts: opts}
 }
 
 func sessionPrefix(session string) []byte {
@@ -103,6 +104,9 @@ func (m *SessionMemory) Set(ctx context.Context, session, key, value string) err
 	}
 	if err := ctx.Err(); err != nil {
 		return err
+	}
+	if err := m.space.check(len(k) + len(value)); err != nil {
+		return fmt.Errorf("memory: session %s set %q: %w", session, key, err)
 	}
 	if err := m.db.Update(func(txn *badger.Txn) error { return txn.Set(k, []byte(value)) }); err != nil {
 		return fmt.Errorf("memory: session %s set %q: %w", session, key, dbErr(err))

@@ -4,9 +4,13 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"os"
+	"slices"
+	"strings"
 	"sync"
 
 	"github.com/dgraph-io/badger/v4"
+	"github.com/dgraph-io/badger/v4/options"
 	"github.com/rs/zerolog"
 )
 
@@ -31,11 +35,17 @@ const (
 // Options configures a Store. The zero value is not valid: set Dir or
 // InMemory.
 type Options struct {
-	// Dir is the data directory; it is created if missing.
+	// Dir is the data directory; it is created if missing (unless
+	// ReadOnly).
 	Dir string
 	// InMemory keeps everything in memory (tests); Dir must then be empty.
 	InMemory bool
-	// Logger receives Badger's diagnostics at debug level; the zero Logger
+	// ReadOnly opens an existing store for reading only, beside other
+	// readers and never beside a writer. A store that was not closed
+	// cleanly must be opened for writing once first (ErrNeedsReplay).
+	ReadOnly bool
+	// Logger receives Badger's diagnostics (warnings and errors at their
+	// level, the rest at debug) and what Open recovered. The zero Logger
 	// discards them.
 	Logger zerolog.Logger
 	// MemTableSize is the size of each of Badger's two memtables, in bytes.
@@ -48,6 +58,15 @@ type Options struct {
 	// block from disk; a cache holding the hot part of a large knowledge
 	// index makes its queries faster.
 	BlockCacheSize int64
+	// MinFreeSpace is the free space, in bytes, that writes (journal
+	// appends, session memory) leave on the file system of Dir: a write that
+	// would go below it fails with ErrNoSpace, changes nothing, and works
+	// again once space is freed. Badger's own flushes and compactions use
+	// this margin; they cannot fail cleanly on a full disk, since Badger
+	// writes through memory maps and the process would die of SIGBUS. Zero
+	// means 4 × MemTableSize (64 MiB by default); negative disables the
+	// check. It does not apply to InMemory and ReadOnly stores.
+	MinFreeSpace int64
 }
 
 // Defaults of Options.
@@ -64,6 +83,11 @@ const (
 type Store struct {
 	db     *badger.DB
 	logger zerolog.Logger
+	dir    string
+	lock   *dirLock
+	space  *spaceGuard // nil when writes are not checked
+	// recoveries is what Open found and did before Badger opened.
+	recoveries []Recovery
 
 	// sessions serialises the journal writes of each session, whichever
 	// Journal on this store makes them.
@@ -75,17 +99,35 @@ type Store struct {
 }
 
 // Open opens (or creates) the store.
-func Open(opts Options) (*Store, error) {
+//
+// It survives a process killed at any instant of an earlier Open or Close:
+// under the directory's lock it removes the files Badger had created but
+// not yet written (a kill between creating a log file and sizing it leaves
+// an empty one, which Badger refuses to open), and nothing else. Before
+// Badger replays its write-ahead logs, Open checks where each replay will
+// stop: bytes after that point (a damaged entry, or a write cut short) are
+// reported at warn level and copied to the salvage directory, since the
+// replay drops them. It then verifies the checksums of every table the
+// MANIFEST lists, so a damaged table fails Open with an error naming the
+// file (wrapping ErrCorruptStore) rather than altering or hiding data, or
+// panicking. Once open, Badger verifies each table block and value-log
+// value it reads. Recoveries lists what Open found.
+func Open(opts Options) (*Store, error) { return open(opts, nil) }
+
+// open is Open with a hook on Badger's options, for tests.
+func open(opts Options, tune func(*badger.Options)) (*Store, error) {
 	var bo badger.Options
 	switch {
 	case opts.InMemory && opts.Dir != "":
 		return nil, errors.New("memory: Options.Dir must be empty when InMemory is set")
+	case opts.InMemory && opts.ReadOnly:
+		return nil, errors.New("memory: Options.ReadOnly cannot be set with InMemory")
 	case opts.InMemory:
 		bo = badger.DefaultOptions("").WithInMemory(true)
 	case opts.Dir == "":
 		return nil, errors.New("memory: Options.Dir is empty (set a directory or InMemory)")
 	default:
-		bo = badger.DefaultOptions(opts.Dir)
+		bo = badger.DefaultOptions(opts.Dir).WithReadOnly(opts.ReadOnly)
 	}
 	if opts.MemTableSize < 0 || opts.BlockCacheSize < 0 {
 		return nil, errors.New("memory: Options.MemTableSize and BlockCacheSize must not be negative")
@@ -95,13 +137,87 @@ func Open(opts Options) (*Store, error) {
 	bo = bo.WithLogger(badgerLogger{opts.Logger}).
 		// Keep the footprint small: agcore stores many small values.
 		WithNumMemtables(2).WithMemTableSize(memTable).WithNumLevelZeroTables(2).
-		WithValueLogFileSize(64 << 20).WithBlockCacheSize(blockCache).WithIndexCacheSize(8 << 20)
-	db, err := badger.Open(bo)
-	if err != nil {
-		return nil, fmt.Errorf("memory: open %q: %w", opts.Dir, err)
+		WithValueLogFileSize(64 << 20).WithBlockCacheSize(blockCache).WithIndexCacheSize(8 << 20).
+		// Verify what is read: each table block and each value-log value.
+		// Whole tables are verified by Open before Badger opens them.
+		WithChecksumVerificationMode(options.OnBlockRead).WithVerifyValueChecksum(true)
+	if tune != nil {
+		tune(&bo)
 	}
-	return &Store{db: db, logger: opts.Logger}, nil
+	s := &Store{logger: opts.Logger, dir: opts.Dir}
+	if !opts.InMemory && !opts.ReadOnly && opts.MinFreeSpace >= 0 && spaceGuardSupported {
+		s.space = &spaceGuard{dir: opts.Dir, reserve: cmp.Or(opts.MinFreeSpace, 4*memTable), probe: freeSpace}
+	}
+	if !opts.InMemory {
+		if err := s.prepare(&bo, opts.ReadOnly); err != nil {
+			return nil, err
+		}
+	}
+	db, err := openBadger(bo)
+	if err != nil {
+		_ = s.lock.release()
+		return nil, openErr(opts.Dir, err)
+	}
+	s.db = db
+	return s, nil
 }
+
+// prepare locks the data directory and makes it safe for Badger to open:
+// see Open.
+func (s *Store) prepare(bo *badger.Options, readOnly bool) error {
+	dir := s.dir
+	if readOnly {
+		if _, err := os.Stat(dir); err != nil {
+			return fmt.Errorf("memory: open %s: %w", dir, err)
+		}
+	} else if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("memory: open %s: %w", dir, err)
+	}
+	if !ownsDirLock {
+		return nil
+	}
+	lock, err := lockDir(dir, readOnly)
+	if err != nil {
+		return err
+	}
+	bo.BypassLockGuard = true // the lock is held, exactly as Badger takes it
+	s.lock = lock
+	if s.recoveries, err = recoverStartup(dir, readOnly, s.logger); err == nil {
+		err = verifyTables(dir, *bo)
+	}
+	if err != nil {
+		_ = lock.release()
+		return openErr(dir, err)
+	}
+	return nil
+}
+
+// openBadger opens Badger, turning a panic of its open path (a damaged
+// file it does not expect) into an error.
+func openBadger(bo badger.Options) (db *badger.DB, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			db, err = nil, fmt.Errorf("%w: Badger failed while opening it: %s", ErrCorruptStore, firstLine(fmt.Sprint(r)))
+		}
+	}()
+	return badger.Open(bo)
+}
+
+// openErr names the directory in an error of Open and, unless it is a
+// problem of the caller's (a lock, a store needing a writer), says what to
+// do next.
+func openErr(dir string, err error) error {
+	if errors.Is(err, ErrLocked) || errors.Is(err, ErrNeedsReplay) {
+		return err
+	}
+	return fmt.Errorf("memory: open %s: %w (check the store with `agcore doctor --data-dir %s`)", dir, err, dir)
+}
+
+// Recoveries returns what Open found in the data directory and did about
+// it before Badger opened it: empty files of an interrupted start that it
+// removed, write-ahead logs whose replay drops bytes. It is empty for a
+// store that was closed cleanly.
+func (s *Store) Recoveries() []Recovery { return slices.Clone(s.recoveries) }
 
 // DB returns the underlying Badger database, for the memory sub-packages.
 func (s *Store) DB() *badger.DB { return s.db }
@@ -127,6 +243,7 @@ func (s *Store) Close() error {
 	if err := s.db.Close(); err != nil {
 		errs = append(errs, fmt.Errorf("memory: close: %w", err))
 	}
+	errs = append(errs, s.lock.release())
 	return errors.Join(errs...)
 }
 
@@ -158,8 +275,8 @@ func dbErr(err error) error {
 	return err
 }
 
-// badgerLogger routes Badger's logging into zerolog at debug level (warnings
-// and errors at their own level).
+// badgerLogger routes Badger's logging into zerolog: warnings and errors at
+// their own level, never dropped, the rest at debug level.
 type badgerLogger struct{ l zerolog.Logger }
 
 // Errorf implements badger.Logger.
@@ -180,4 +297,13 @@ func (b badgerLogger) Infof(f string, a ...any) {
 // Debugf implements badger.Logger.
 func (b badgerLogger) Debugf(f string, a ...any) {
 	b.l.Debug().Str("component", "badger").Msgf(f, a...)
+}
+
+// firstLine returns s up to its first line break.
+func firstLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
 }

@@ -24,7 +24,11 @@
 //
 // JournalEvent is a sealed interface over the facts a session journals
 // (UserMessage, AssistantMessage, ToolCallStarted, ToolResult, ...).
-// NewEnvelope wraps one in the versioned Envelope {v, seq, type, at, data};
-// Envelope.Decode returns it, or an error naming the sequence number when the
-// version or type is unknown or the data is corrupt.
+// NewEnvelope wraps one in the versioned Envelope {v, seq, type, at, data}.
+// Envelope.Encode gives its stored form, which ends with a CRC-32C of the
+// bytes before it; DecodeEnvelope verifies that checksum before it decodes
+// anything, and returns the event, or an error naming the sequence number
+// when the entry was altered (ErrCorrupt, ErrChecksum), the version or type
+// is unknown, or the data is corrupt. Version 1 entries, written before
+// checksums, still decode.
 package messages

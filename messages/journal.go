@@ -8,18 +8,25 @@ import (
 	"time"
 )
 
-// EnvelopeVersion is the journal envelope version this package writes and
-// reads.
-const EnvelopeVersion = 1
+// EnvelopeVersion is the journal envelope version this package writes.
+// Version 2 added the checksum of the stored entry (see Envelope.Encode);
+// version 1 envelopes, which have none, are still read.
+const EnvelopeVersion = 2
 
-// Errors returned by Envelope.Decode, wrapped in a *DecodeError.
+// Errors returned by Envelope.Decode and DecodeEnvelope, wrapped in a
+// *DecodeError.
 var (
 	ErrUnknownVersion = errors.New("unknown envelope version")
 	ErrUnknownType    = errors.New("unknown journal event type")
 	ErrCorrupt        = errors.New("corrupt journal entry")
+	// ErrChecksum says that a stored envelope does not match its checksum,
+	// or that a version 2 envelope has none. It comes wrapped together with
+	// ErrCorrupt.
+	ErrChecksum = errors.New("checksum mismatch")
 )
 
-// Envelope is the stored form of one journal event.
+// Envelope is one journal event with its header. Encode gives its stored
+// form and DecodeEnvelope reads it back.
 type Envelope struct {
 	V    int             `json:"v"`
 	Seq  uint64          `json:"seq"`
@@ -280,8 +287,8 @@ func newJournalEvent(typ string) JournalEvent {
 	return nil
 }
 
-// NewEnvelope wraps ev in a version-1 envelope with the given sequence number
-// and time.
+// NewEnvelope wraps ev in an envelope of the current version with the given
+// sequence number and time.
 func NewEnvelope(seq uint64, at time.Time, ev JournalEvent) (Envelope, error) {
 	data, err := json.Marshal(ev)
 	if err != nil {
@@ -290,10 +297,21 @@ func NewEnvelope(seq uint64, at time.Time, ev JournalEvent) (Envelope, error) {
 	return Envelope{V: EnvelopeVersion, Seq: seq, Type: ev.JournalType(), At: at.UTC(), Data: data}, nil
 }
 
+// Encode returns the stored form of the envelope: its JSON encoding, whose
+// last member, "crc", holds the CRC-32C (Castagnoli) of every byte before
+// that member as 8 hex digits. DecodeEnvelope verifies it.
+func (e Envelope) Encode() ([]byte, error) {
+	b, err := json.Marshal(e)
+	if err != nil {
+		return nil, fmt.Errorf("journal entry seq %d (type %q): encode: %w", e.Seq, e.Type, err)
+	}
+	return appendChecksum(b), nil
+}
+
 // Decode returns the event in the envelope as a value (UserMessage, not
-// *UserMessage), or a *DecodeError.
+// *UserMessage), or a *DecodeError. It reads versions 1 and 2.
 func (e Envelope) Decode() (JournalEvent, error) {
-	if e.V != EnvelopeVersion {
+	if e.V != 1 && e.V != EnvelopeVersion {
 		return nil, &DecodeError{Seq: e.Seq, Type: e.Type, Err: fmt.Errorf("%w %d (this build reads %d)", ErrUnknownVersion, e.V, EnvelopeVersion)}
 	}
 	ptr := newJournalEvent(e.Type)
@@ -306,14 +324,25 @@ func (e Envelope) Decode() (JournalEvent, error) {
 	return deref(ptr).(JournalEvent), nil
 }
 
-// DecodeEnvelope parses the stored bytes of an envelope and its event. Bytes
-// that are not an envelope yield a *DecodeError wrapping ErrCorrupt with the
-// given seq (the caller's key), so the entry is named even when its own seq
+// DecodeEnvelope parses the stored bytes of an envelope and its event,
+// verifying the checksum first: an entry that does not match its checksum,
+// or a version 2 entry without one, yields a *DecodeError wrapping
+// ErrCorrupt and ErrChecksum, and is never decoded. A version 1 entry
+// predates checksums and is decoded as it is. Bytes that are not an envelope
+// yield a *DecodeError wrapping ErrCorrupt. Every error carries the given
+// seq (the caller's key), so the entry is named even when its own seq
 // cannot be read.
 func DecodeEnvelope(seq uint64, b []byte) (Envelope, JournalEvent, error) {
+	body, sum, sealed := splitChecksum(b)
+	if sealed && checksum(body) != sum {
+		return Envelope{}, nil, &DecodeError{Seq: seq, Err: fmt.Errorf("%w: %w (stored crc %08x, entry has %08x)", ErrCorrupt, ErrChecksum, sum, checksum(body))}
+	}
 	var env Envelope
 	if err := json.Unmarshal(b, &env); err != nil {
 		return Envelope{}, nil, &DecodeError{Seq: seq, Err: fmt.Errorf("%w: %w", ErrCorrupt, err)}
+	}
+	if !sealed && env.V == EnvelopeVersion {
+		return env, nil, &DecodeError{Seq: seq, Type: env.Type, Err: fmt.Errorf("%w: %w: version %d envelope without its checksum", ErrCorrupt, ErrChecksum, env.V)}
 	}
 	if env.Seq != seq {
 		return env, nil, &DecodeError{Seq: seq, Type: env.Type, Err: fmt.Errorf("%w: envelope says seq %d", ErrCorrupt, env.Seq)}

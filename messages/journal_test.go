@@ -1,6 +1,7 @@
 package messages
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"testing"
@@ -40,7 +41,7 @@ func TestEnvelope_RoundTrip(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		b, err := json.Marshal(env)
+		b, err := env.Encode()
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -63,7 +64,7 @@ func TestEnvelope_DecodeErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	future := good
-	future.V = 2
+	future.V = EnvelopeVersion + 1
 	unknown := good
 	unknown.Type = "telepathy"
 	corrupt := good
@@ -92,19 +93,24 @@ func TestEnvelope_DecodeErrors(t *testing.T) {
 	if _, _, err := DecodeEnvelope(7, []byte("\x00garbage")); !errors.Is(err, ErrCorrupt) {
 		t.Errorf("garbage bytes: %v", err)
 	}
-	b, _ := json.Marshal(good)
+	b, _ := good.Encode()
 	if _, _, err := DecodeEnvelope(6, b); !errors.Is(err, ErrCorrupt) {
 		t.Errorf("seq mismatch: %v", err)
 	}
 }
 
+// FuzzDecodeEnvelope decodes arbitrary bytes as a stored entry: it never
+// panics, an error names the seq, and an entry that decodes is either a
+// version 1 envelope (which has no checksum) or carries the checksum of
+// what it stores.
 func FuzzDecodeEnvelope(f *testing.F) {
 	for i, ev := range allJournalEvents() {
 		env, _ := NewEnvelope(uint64(i), time.Unix(0, 0), ev)
-		b, _ := json.Marshal(env)
+		b, _ := env.Encode()
 		f.Add(uint64(i), b)
 	}
 	f.Add(uint64(1), []byte(`{"v":1,"seq":1,"type":"user_message","data":null}`))
+	f.Add(uint64(1), []byte(`{"v":2,"seq":1,"type":"user_message","data":null,"crc":"00000000"}`))
 	f.Fuzz(func(t *testing.T, seq uint64, b []byte) {
 		env, ev, err := DecodeEnvelope(seq, b)
 		if err != nil {
@@ -116,6 +122,33 @@ func FuzzDecodeEnvelope(f *testing.F) {
 		}
 		if ev == nil || ev.JournalType() != env.Type {
 			t.Fatalf("decoded %T for type %q", ev, env.Type)
+		}
+		body, sum, sealed := splitChecksum(b)
+		switch {
+		case sealed && checksum(body) != sum:
+			t.Fatalf("decoded an entry whose checksum does not match: %q", b)
+		case !sealed && env.V != 1:
+			t.Fatalf("decoded a version %d entry without a checksum: %q", env.V, b)
+		}
+	})
+}
+
+// FuzzEnvelopeDamage alters one byte of a stored entry, anywhere, in any
+// way: the altered entry never decodes.
+func FuzzEnvelopeDamage(f *testing.F) {
+	stored := encodedJournal(f)
+	f.Add(uint8(3), uint32(120), byte(0x01))
+	f.Add(uint8(0), uint32(0), byte(0xff))
+	f.Add(uint8(13), uint32(1<<31), byte(0x20))
+	f.Fuzz(func(t *testing.T, which uint8, pos uint32, mask byte) {
+		if mask == 0 {
+			return
+		}
+		i := int(which) % len(stored)
+		b := bytes.Clone(stored[i])
+		b[int(pos)%len(b)] ^= mask
+		if _, ev, err := DecodeEnvelope(uint64(i+1), b); err == nil {
+			t.Fatalf("entry %d with byte %d changed decoded as %#v:\n%s", i+1, int(pos)%len(b), ev, b)
 		}
 	})
 }

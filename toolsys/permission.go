@@ -213,9 +213,13 @@ func (e *PermissionError) Is(target error) bool { return target == ErrPermission
 // PermissionConfig.ApprovalTimeout is zero.
 const DefaultApprovalTimeout = 5 * time.Minute
 
-// PermissionConfig configures a permission pipeline. The zero value is
-// ModeAsk with no rules, no hooks and no approver: read-only tools run and
-// everything else is denied for want of an approver.
+// PermissionConfig configures a permission pipeline. The zero value is the
+// safe default, and the one a Registry uses when it is given no pipeline:
+// ModeAsk with no rules, no hooks and no approver, so tools up to
+// PermReadOnly run and PermWrite and PermExecute calls are refused for want
+// of an approver (unless the call's context carries one, see WithApprover).
+// A program that wants calls to run without asking says so: ModeAcceptEdits,
+// ModeBypass, Allow rules or an Approver.
 type PermissionConfig struct {
 	// Mode is the permission mode. Zero means ModeAsk.
 	Mode Mode
@@ -233,7 +237,17 @@ type PermissionConfig struct {
 	// ApprovalTimeout bounds the wait for the approver; a timeout is a
 	// denial. Zero means DefaultApprovalTimeout.
 	ApprovalTimeout time.Duration
+	// Remedy ends the reason of a call refused for want of an approver: it
+	// tells the operator what to change so that such calls can run. Empty
+	// means naming this struct's Mode, Allow and Approver fields; a program
+	// that builds the pipeline from its own settings names those instead
+	// (the agcore command line names permissions.mode and permissions.allow).
+	Remedy string
 }
+
+// defaultRemedy is the Remedy of a PermissionConfig that has none.
+const defaultRemedy = "to run such calls, set PermissionConfig.Mode (ModeAcceptEdits runs write tools, " +
+	"ModeBypass runs every tool), add an Allow rule that matches the call, or configure an Approver"
 
 // Permissions is a compiled permission pipeline: hooks, deny rules, mode,
 // allow rules, approver, in that order. It is safe for concurrent use.
@@ -244,6 +258,13 @@ type Permissions struct {
 	allow    []Rule
 	approver Approver
 	timeout  time.Duration
+	remedy   string
+}
+
+// defaultPermissions is the pipeline of the zero PermissionConfig, which a
+// Registry without one uses.
+func defaultPermissions() *Permissions {
+	return &Permissions{mode: ModeAsk, timeout: DefaultApprovalTimeout, remedy: defaultRemedy}
 }
 
 // NewPermissions compiles cfg. An invalid rule is an error naming it.
@@ -256,6 +277,7 @@ func NewPermissions(cfg PermissionConfig) (*Permissions, error) {
 		hooks:    append([]PermissionHook(nil), cfg.Hooks...),
 		approver: cfg.Approver,
 		timeout:  cfg.ApprovalTimeout,
+		remedy:   cmp.Or(cfg.Remedy, defaultRemedy),
 	}
 	if p.timeout <= 0 {
 		p.timeout = DefaultApprovalTimeout
@@ -298,9 +320,15 @@ func (p *Permissions) Mode() Mode { return p.mode }
 // approval timeout.
 //
 // A deny rule refuses the call if its pattern matches the Subject or any of
-// the Subjects' Parts. Allow rules allow it only if every part is matched
-// by one of them; a call whose Subjects are Opaque is allowed only by a rule
-// without an argument pattern, and otherwise goes to the approver.
+// the Subjects' Parts; one with an argument pattern also refuses a call
+// whose Subjects are Unresolved (fail closed). Allow rules allow it only if
+// every part is matched by one of them; a call whose Subjects are Opaque or
+// Unresolved is allowed only by a rule without an argument pattern, and
+// otherwise goes to the approver.
+//
+// Rules are a guard-rail against the honest mistakes of a model; the
+// security boundary of a tool that runs programs is the confinement it
+// runs in (for bash, the kernel's).
 func (p *Permissions) Check(ctx context.Context, req Request) error {
 	decision, reason := DecisionContinue, ""
 	for _, h := range p.hooks {
@@ -315,10 +343,8 @@ func (p *Permissions) Check(ctx context.Context, req Request) error {
 		}
 		return &PermissionError{Tool: req.Tool, Stage: StageHook, Reason: reason}
 	}
-	for _, r := range p.deny {
-		if r.denies(req) {
-			return &PermissionError{Tool: req.Tool, Stage: StageDeny, Reason: fmt.Sprintf("matches deny rule %s", r)}
-		}
+	if err := p.denied(req); err != nil {
+		return err
 	}
 	switch decision {
 	case DecisionAllow:
@@ -351,23 +377,45 @@ func (p *Permissions) Check(ctx context.Context, req Request) error {
 		return nil
 	}
 	reason = fmt.Sprintf("tool %s needs %s permission in %s mode", req.Tool, req.Permission, p.mode)
-	if req.Subjects.Opaque != "" {
-		reason += "; allow rules cannot vouch for it: " + req.Subjects.Opaque
+	if why := cmp.Or(req.Subjects.Unresolved, req.Subjects.Opaque); why != "" {
+		reason += "; allow rules cannot vouch for it: " + why
 	}
 	return p.ask(ctx, req, reason)
+}
+
+// denied returns the refusal of the first deny rule that matches req (its
+// Subject or a part), else, when req is Unresolved, of the first deny rule
+// with an argument pattern on the tool: an unresolved command cannot be
+// shown not to be the one such a rule denies.
+func (p *Permissions) denied(req Request) error {
+	for _, r := range p.deny {
+		if r.denies(req) {
+			return &PermissionError{Tool: req.Tool, Stage: StageDeny, Reason: fmt.Sprintf("matches deny rule %s", r)}
+		}
+	}
+	if req.Subjects.Unresolved == "" {
+		return nil
+	}
+	for _, r := range p.deny {
+		if r.toolRE.MatchString(req.Tool) {
+			return &PermissionError{Tool: req.Tool, Stage: StageDeny,
+				Reason: fmt.Sprintf("deny rule %s applies: %s, so nothing shows it is not what the rule denies", r, req.Subjects.Unresolved)}
+		}
+	}
+	return nil
 }
 
 // allowed reports whether the allow rules allow req: a rule without an
 // argument pattern allows every call of its tools; otherwise each subject
 // (the Parts, or Subject when there are none) must be matched by some allow
-// rule, and a call with an Opaque part is never allowed.
+// rule, and a call that is Opaque or Unresolved is never allowed.
 func (p *Permissions) allowed(req Request) bool {
 	for _, r := range p.allow {
 		if !r.hasArg && r.toolRE.MatchString(req.Tool) {
 			return true
 		}
 	}
-	if req.Subjects.Opaque != "" {
+	if req.Subjects.Opaque != "" || req.Subjects.Unresolved != "" {
 		return false
 	}
 	parts := req.Subjects.Parts
@@ -391,7 +439,7 @@ func (p *Permissions) ask(ctx context.Context, req Request, reason string) error
 	}
 	if approver == nil {
 		return &PermissionError{Tool: req.Tool, Stage: StageApprover,
-			Reason: "approval required (" + reason + ") but no approver is configured"}
+			Reason: "approval required (" + reason + ") but no approver is configured; " + p.remedy}
 	}
 	actx, cancel := context.WithTimeoutCause(ctx, p.timeout, ErrApprovalTimeout)
 	defer cancel()
@@ -451,7 +499,9 @@ func (p *Permissions) timedOut(req Request) error {
 // "docs/**/*.md" matches "docs/a.md". In allow rules "*" and "?" do not cross
 // '/', so "write_file(docs/*)" does not allow "docs/sub/x". In deny rules they
 // do, so "bash(rm *)" denies "rm -rf /tmp/x": a deny rule errs on the side of
-// matching.
+// matching. A pattern that ends in " *" (or " **") also matches what comes
+// before it alone, so "bash(rm *)" matches the command "rm" without
+// arguments, and "bash(ls *)" allows "ls".
 type Rule struct {
 	tool    string
 	pattern string // "" when the rule has no argument pattern
@@ -487,8 +537,12 @@ func ParseRule(s string) (Rule, error) {
 	r := Rule{tool: name, pattern: pattern, hasArg: hasArg, display: s}
 	r.toolRE = regexp.MustCompile(globRegexp(name, false))
 	if hasArg {
-		r.narrow = regexp.MustCompile(globRegexp(pattern, true))
-		r.broad = regexp.MustCompile(globRegexp(pattern, false))
+		globs := []string{pattern}
+		if bare, ok := bareCommand(pattern); ok {
+			globs = append(globs, bare)
+		}
+		r.narrow = regexp.MustCompile(globsRegexp(globs, true))
+		r.broad = regexp.MustCompile(globsRegexp(globs, false))
 	}
 	return r, nil
 }
@@ -527,11 +581,33 @@ func MatchGlob(pattern, name string) bool {
 	return err == nil && re.MatchString(name)
 }
 
+// bareCommand returns what a pattern ending in " *" (or " **") matches
+// without its arguments: "rm" for "rm *".
+func bareCommand(pattern string) (string, bool) {
+	trimmed := strings.TrimRight(pattern, "*")
+	bare, ok := strings.CutSuffix(trimmed, " ")
+	return bare, ok && trimmed != pattern && bare != ""
+}
+
+// globsRegexp translates globs into an anchored regular expression that
+// matches what any of them matches (see globRegexp).
+func globsRegexp(globs []string, pathSep bool) string {
+	bodies := make([]string, len(globs))
+	for i, g := range globs {
+		bodies[i] = globBody(g, pathSep)
+	}
+	return `(?s)\A(?:` + strings.Join(bodies, "|") + `)\z`
+}
+
 // globRegexp translates a glob into an anchored regular expression that
 // also matches across newlines. With pathSep, '*' and '?' do not match '/'.
 func globRegexp(glob string, pathSep bool) string {
+	return `(?s)\A` + globBody(glob, pathSep) + `\z`
+}
+
+// globBody is the unanchored regular expression of a glob.
+func globBody(glob string, pathSep bool) string {
 	var sb strings.Builder
-	sb.WriteString(`(?s)\A`)
 	star, one := `.*`, `.`
 	if pathSep {
 		star, one = `[^/]*`, `[^/]`
@@ -556,6 +632,5 @@ func globRegexp(glob string, pathSep bool) string {
 			sb.WriteString(regexp.QuoteMeta(glob[i : i+1]))
 		}
 	}
-	sb.WriteString(`\z`)
 	return sb.String()
 }

@@ -92,6 +92,24 @@ func TestPermissions_Pipeline(t *testing.T) {
 			Request{Tool: "bash", Permission: PermExecute, Subject: "git $(x)", Subjects: Subjects{Opaque: "command substitution"}}, "", false, ""},
 		{"opaque runs in bypass", PermissionConfig{Mode: ModeBypass},
 			Request{Tool: "bash", Permission: PermExecute, Subject: "git $(x)", Subjects: Subjects{Opaque: "command substitution"}}, "", false, ""},
+		// a command that cannot be named: every deny rule with a pattern
+		// on the tool refuses it, no allow rule with a pattern vouches
+		{"unresolved is refused by any pattern deny rule", PermissionConfig{Mode: ModeBypass, Deny: []string{"bash(rm *)"}},
+			Request{Tool: "bash", Permission: PermExecute, Subject: "$(echo rm) -f v", Subjects: Subjects{Parts: []string{"echo rm", "$(echo rm) -f v"}, Unresolved: "the command name $(echo rm) is only known when the script runs"}},
+			StageDeny, false, "deny rule bash(rm *) applies: the command name $(echo rm) is only known when the script runs"},
+		{"a match is named before an unresolved command", PermissionConfig{Mode: ModeBypass, Deny: []string{"bash(curl *)", "bash(rm *)"}},
+			Request{Tool: "bash", Permission: PermExecute, Subject: "rm x; $y", Subjects: Subjects{Parts: []string{"rm x", "$y"}, Unresolved: "the command name $y"}},
+			StageDeny, false, "matches deny rule bash(rm *)"},
+		{"unresolved is not refused by another tool's rule", PermissionConfig{Mode: ModeBypass, Deny: []string{"write_file(secrets/**)"}},
+			Request{Tool: "bash", Permission: PermExecute, Subject: "$x", Subjects: Subjects{Parts: []string{"$x"}, Unresolved: "the command name $x"}}, "", false, ""},
+		{"unresolved is refused by a pattern-less deny rule too", PermissionConfig{Mode: ModeBypass, Deny: []string{"bash"}},
+			Request{Tool: "bash", Permission: PermExecute, Subject: "$x", Subjects: Subjects{Parts: []string{"$x"}, Unresolved: "the command name $x"}}, StageDeny, false, "deny rule bash"},
+		{"unresolved is not allowed by a pattern", PermissionConfig{Allow: []string{"bash(*)"}, Approver: approverAnswer(no, new(int))},
+			Request{Tool: "bash", Permission: PermExecute, Subject: "$x", Subjects: Subjects{Parts: []string{"$x"}, Unresolved: "the command name $x"}}, StageApprover, true, "not today"},
+		{"unresolved is allowed by a rule without pattern", PermissionConfig{Allow: []string{"bash"}},
+			Request{Tool: "bash", Permission: PermExecute, Subject: "$x", Subjects: Subjects{Parts: []string{"$x"}, Unresolved: "the command name $x"}}, "", false, ""},
+		{"the approver is told why allow rules cannot vouch", PermissionConfig{Allow: []string{"bash(git *)"}},
+			Request{Tool: "bash", Permission: PermExecute, Subject: "$x", Subjects: Subjects{Parts: []string{"$x"}, Unresolved: "the command name $x"}}, StageApprover, false, "allow rules cannot vouch for it: the command name $x"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -216,6 +234,13 @@ func TestParseRule(t *testing.T) {
 		{"write_file(a?c)", "write_file", "a/c", false, true},
 		{"web_fetch(https://example.com/*)", "web_fetch", "https://example.com/x", true, true},
 		{"bash(echo (x))", "bash", "echo (x)", true, true},
+		// "X *" also matches the command X alone
+		{"bash(rm *)", "bash", "rm", true, true},
+		{"bash(rm **)", "bash", "rm", true, true},
+		{"bash(rm *)", "bash", "rmdir x", false, false},
+		{"bash(rm -f *)", "bash", "rm -f", true, true},
+		{"bash(rm -f *)", "bash", "rm", false, false},
+		{"bash(rm*)", "bash", "rmdir", true, true},
 	}
 	for _, tt := range tests {
 		r, err := ParseRule(tt.rule)
@@ -326,4 +351,40 @@ func TestPermissions_TimeoutCause(t *testing.T) {
 			t.Fatalf("Check = %v with cause %v, want a cancellation that is not a timeout", err, cause)
 		}
 	})
+}
+
+func TestPermissions_NoApproverNamesTheRemedy(t *testing.T) {
+	tests := []struct {
+		name        string
+		cfg         PermissionConfig
+		want, avoid []string
+	}{
+		{"zero config names the fields", PermissionConfig{},
+			[]string{"no approver", "PermissionConfig.Mode", "ModeAcceptEdits", "ModeBypass", "Allow rule", "Approver"}, nil},
+		{"a program names its own settings", PermissionConfig{Remedy: "set permissions.mode or add a permissions.allow rule"},
+			[]string{"no approver", "permissions.mode", "permissions.allow"}, []string{"PermissionConfig"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p, err := NewPermissions(tt.cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = p.Check(t.Context(), Request{Tool: "bash", Permission: PermExecute})
+			var pe *PermissionError
+			if !errors.As(err, &pe) || pe.Stage != StageApprover {
+				t.Fatalf("Check = %v, want a denial by the approver stage", err)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("denial %q does not name %q", err, w)
+				}
+			}
+			for _, a := range tt.avoid {
+				if strings.Contains(err.Error(), a) {
+					t.Errorf("denial %q names %q", err, a)
+				}
+			}
+		})
+	}
 }

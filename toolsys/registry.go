@@ -29,12 +29,18 @@ var ErrInvalidToolName = errors.New("invalid tool name")
 
 var toolNameRE = regexp.MustCompile(`\A[a-zA-Z0-9_-]{1,64}\z`)
 
-// Config configures a Registry. The zero value is valid: no permission
-// checks, secrets from AGCORE_SECRET_* environment variables, a 64 KiB output
-// cap, no logging.
+// Config configures a Registry. The zero value is valid and fails closed:
+// tools up to PermReadOnly run, PermWrite and PermExecute calls need an
+// approver (see Permissions), secrets come from AGCORE_SECRET_* environment
+// variables, output is capped at 64 KiB, nothing is logged.
 type Config struct {
 	// Permissions is the pipeline every call passes before it runs. Nil
-	// means no checks: every call runs.
+	// means the zero PermissionConfig: ModeAsk with no rules and no
+	// approver, so PermNone and PermReadOnly tools run and PermWrite and
+	// PermExecute calls are refused, naming the settings to change, unless
+	// the call's context carries an approver (WithApprover). A program that
+	// wants such calls to run without asking builds a pipeline that says so
+	// (ModeAcceptEdits, ModeBypass, Allow rules or an Approver).
 	Permissions *Permissions
 	// Secrets resolves <secret_ref:NAME> placeholders. Nil means
 	// EnvSecrets{} (variables AGCORE_SECRET_NAME).
@@ -59,7 +65,7 @@ type Config struct {
 
 // Registry holds the tools an agent can call and dispatches calls to them.
 // It is safe for concurrent use. The zero Registry is ready to use with the
-// zero Config.
+// zero Config, fail-closed permissions included.
 type Registry struct {
 	once sync.Once
 	cfg  Config
@@ -88,6 +94,9 @@ func NewRegistry(cfg Config) *Registry {
 // init fills in defaults once.
 func (r *Registry) init() {
 	r.once.Do(func() {
+		if r.cfg.Permissions == nil {
+			r.cfg.Permissions = defaultPermissions()
+		}
 		if r.cfg.Secrets == nil {
 			r.cfg.Secrets = EnvSecrets{}
 		}
@@ -338,8 +347,8 @@ func (r *Registry) Redactor() *redact.Redactor {
 }
 
 // Call dispatches one call: an unknown name gives an IsError result listing
-// the available tools; then the permission pipeline (when configured; a
-// refusal is an IsError result naming the stage), secret substitution in the
+// the available tools; then the permission pipeline (Config.Permissions, or
+// the fail-closed default; a refusal is an IsError result naming the stage), secret substitution in the
 // tool's SecretParams (a misplaced or unknown placeholder is an IsError
 // result), the tool's Execute (a panic is recovered into an IsError result
 // "tool X panicked: ..."), scrubbing of secret values from the result and the
@@ -380,18 +389,17 @@ func (r *Registry) call(ctx context.Context, e *entry, args json.RawMessage, tc 
 
 func (r *Registry) dispatch(ctx context.Context, t Tool, args json.RawMessage, tc *Context) (Result, error) {
 	name := t.Name()
-	if p := r.cfg.Permissions; p != nil {
-		req := Request{Tool: name, Permission: t.Permission(), Args: args, SessionID: tc.SessionID, CallID: tc.CallID}
-		if p.usesSubject() || ApproverFromContext(ctx) != nil {
-			req.Subject, req.Subjects = subjectOf(t, args, tc)
+	p := r.cfg.Permissions
+	req := Request{Tool: name, Permission: t.Permission(), Args: args, SessionID: tc.SessionID, CallID: tc.CallID}
+	if p.usesSubject() || ApproverFromContext(ctx) != nil {
+		req.Subject, req.Subjects = subjectOf(t, args, tc)
+	}
+	if err := p.Check(ctx, req); err != nil {
+		var pe *PermissionError
+		if errors.As(err, &pe) {
+			return Result{Content: r.cfg.Redactor.String(pe.Error()), IsError: true}, nil
 		}
-		if err := p.Check(ctx, req); err != nil {
-			var pe *PermissionError
-			if errors.As(err, &pe) {
-				return Result{Content: r.cfg.Redactor.String(pe.Error()), IsError: true}, nil
-			}
-			return Result{}, r.cfg.Redactor.Error(fmt.Errorf("tool %s: %w", name, err))
-		}
+		return Result{}, r.cfg.Redactor.Error(fmt.Errorf("tool %s: %w", name, err))
 	}
 	args, used, err := SubstituteSecrets(args, t.SecretParams(), r.cfg.Secrets)
 	if err != nil {

@@ -336,3 +336,73 @@ func TestRegistry_Concurrent(t *testing.T) {
 		t.Errorf("Calls = %d, want 400", s.Calls)
 	}
 }
+
+func TestRegistry_ZeroConfigFailsClosed(t *testing.T) {
+	tests := []struct {
+		perm    Permission
+		wantRun bool
+	}{
+		{PermNone, true},
+		{PermReadOnly, true},
+		{PermWrite, false},
+		{PermExecute, false},
+	}
+	registries := map[string]func() *Registry{
+		"NewRegistry(Config{})": func() *Registry { return NewRegistry(Config{}) },
+		"zero Registry":         func() *Registry { return new(Registry) },
+	}
+	for name, newRegistry := range registries {
+		for _, tt := range tests {
+			t.Run(name+"/"+tt.perm.String(), func(t *testing.T) {
+				runs := 0
+				r := newRegistry()
+				r.MustRegister(&rawTool{name: "tool", perm: tt.perm, run: func(context.Context, json.RawMessage) (Result, error) {
+					runs++
+					return Result{Content: "ran"}, nil
+				}})
+				res, err := r.Call(t.Context(), "tool", json.RawMessage(`{}`), nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got := runs == 1; got != tt.wantRun {
+					t.Fatalf("tool ran %d times (result %+v), want ran = %v", runs, res, tt.wantRun)
+				}
+				if tt.wantRun {
+					return
+				}
+				for _, want := range []string{"no approver", "PermissionConfig.Mode", "Allow", "Approver"} {
+					if !res.IsError || !strings.Contains(res.Content, want) {
+						t.Errorf("refusal %+v does not name %q", res, want)
+					}
+				}
+			})
+		}
+	}
+}
+
+func TestRegistry_ZeroConfigAsksTheContextApprover(t *testing.T) {
+	runs, asked := 0, 0
+	r := NewRegistry(Config{})
+	r.MustRegister(&rawTool{name: "bash", perm: PermExecute, run: func(context.Context, json.RawMessage) (Result, error) {
+		runs++
+		return Result{Content: "ran"}, nil
+	}})
+	approve := func(allow bool) context.Context {
+		return WithApprover(t.Context(), ApproverFunc(func(_ context.Context, req ApprovalRequest) (Approval, error) {
+			asked++
+			if req.Tool != "bash" || !strings.Contains(req.Reason, "ask mode") {
+				t.Errorf("approval request %+v", req)
+			}
+			return Approval{Allow: allow, Reason: "not now"}, nil
+		}))
+	}
+	if res, err := r.Call(approve(false), "bash", json.RawMessage(`{}`), nil); err != nil || !res.IsError || !strings.Contains(res.Content, "not now") {
+		t.Errorf("refused call = %+v, %v", res, err)
+	}
+	if res, err := r.Call(approve(true), "bash", json.RawMessage(`{}`), nil); err != nil || res.IsError {
+		t.Errorf("approved call = %+v, %v", res, err)
+	}
+	if runs != 1 || asked != 2 {
+		t.Errorf("tool ran %d times after %d approvals, want 1 run after 2", runs, asked)
+	}
+}

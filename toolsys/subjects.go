@@ -8,18 +8,34 @@ import "encoding/json"
 // for one of them must not allow the others.
 //
 // A deny rule refuses the call if it matches any part (or the call's whole
-// Subject). An allow rule with an argument pattern allows the call only if
-// every part is matched by some allow rule and nothing is Opaque.
+// Subject), and a deny rule with an argument pattern also refuses a call
+// that is Unresolved. An allow rule with an argument pattern allows the call
+// only if every part is matched by some allow rule and the call is neither
+// Opaque nor Unresolved.
+//
+// Rules matched against Subjects are a guard-rail against the honest
+// mistakes of a model, not a security boundary: a tool that runs programs
+// is contained by the confinement it runs in (for bash, the kernel's), not
+// by what its arguments look like.
 type Subjects struct {
-	// Parts are the subjects, one per unit the tool can vouch for (a simple
-	// command of a script, with quotes removed). Empty means the call's
-	// Subject alone.
+	// Parts are the subjects, one per unit the tool can vouch for (for a
+	// shell script, each command it runs, resolved to the program's name and
+	// its arguments after quote removal, and each wrapper around one). Empty
+	// means the call's Subject alone.
 	Parts []string
 	// Opaque, when not empty, says what the call holds beyond Parts that
-	// could not be analysed ("command substitution", "eval"). Allow rules
-	// with an argument pattern never allow such a call, which goes on to the
-	// approver; deny rules still apply to Parts and Subject.
+	// could not be analysed ("a redirection to a file", "python3 runs
+	// program text given inline"). Allow rules with an argument pattern
+	// never allow such a call, which goes on to the approver; deny rules
+	// still apply to Parts and Subject.
 	Opaque string
+	// Unresolved, when not empty, says why the call may run a command whose
+	// name cannot be known before it runs ("the command name $a is only
+	// known when the script runs", "bash reads its script from a pipe").
+	// It implies Opaque. A deny rule with an argument pattern on the tool
+	// refuses such a call, since nothing shows that the command is not the
+	// one the rule denies: the call fails closed.
+	Unresolved string
 }
 
 // MultiRuleSubjecter is implemented by a Tool whose calls may hold several

@@ -134,7 +134,7 @@ func testHelp(t *testing.T, bin string) {
 	for _, args := range [][]string{
 		{}, {"demo"}, {"run"}, {"chat"}, {"sessions"}, {"sessions", "list"}, {"sessions", "show"}, {"sessions", "replay"},
 		{"sessions", "export"}, {"tools"}, {"tools", "list"}, {"tools", "schema"}, {"mock-llm"}, {"version"},
-		{"serve"}, {"mcp", "serve"},
+		{"serve"}, {"mcp", "serve"}, {"doctor"}, {"backup"}, {"restore"},
 	} {
 		t.Run(strings.Join(append([]string{"agcore"}, args...), " "), func(t *testing.T) {
 			execBin(t, bin, "", "", nil, append(args, "--help")...).check(t, exitOK, "Usage:", "Examples:", "--config", "--data-dir")

@@ -132,7 +132,13 @@ func runDemo(cmd *cobra.Command, a *app, o demoOptions) error {
 		return err
 	}
 	defer cleanup()
-	reg, err := fileTools(component(base, "tools"))
+	// The demo's file tools stay in its workspace, and writing SUMMARY.md
+	// there is the point: accept-edits runs them without an approver.
+	perms, err := toolsys.NewPermissions(toolsys.PermissionConfig{Mode: toolsys.ModeAcceptEdits})
+	if err != nil {
+		return err
+	}
+	reg, err := fileTools(component(base, "tools"), perms)
 	if err != nil {
 		return err
 	}

@@ -80,7 +80,8 @@ func runMCPServe(cmd *cobra.Command, a *app, f mcpServeFlags) error {
 	if err != nil {
 		return &usageError{err}
 	}
-	perms, err := toolsys.NewPermissions(toolsys.PermissionConfig{Mode: mode, Allow: f.allow, Deny: f.deny})
+	perms, err := toolsys.NewPermissions(toolsys.PermissionConfig{Mode: mode, Allow: f.allow, Deny: f.deny,
+		Remedy: "to run such calls, pass --mode (accept-edits or bypass) or an --allow rule that matches the call"})
 	if err != nil {
 		return &usageError{err}
 	}

@@ -106,6 +106,8 @@ Exit codes: 0 success, 1 failure, 2 usage or configuration error,
   agcore run --model mock/scripted "Summarise this project"
   OPENAI_API_KEY=sk-... agcore chat
   agcore sessions list
+  agcore doctor
+  agcore backup --output agcore.backup
   agcore tools list
   agcore --config ./agcore.yaml run "What does main.go do?"`,
 		Args: unknownCommand,
@@ -141,6 +143,9 @@ Exit codes: 0 success, 1 failure, 2 usage or configuration error,
 		newBenchCmd(a),
 		newServeCmd(a),
 		newMCPCommand(a),
+		newDoctorCmd(a),
+		newBackupCmd(a),
+		newRestoreCmd(a),
 		newVersionCmd(),
 	)
 	return root

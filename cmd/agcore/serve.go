@@ -366,7 +366,7 @@ func runServe(cmd *cobra.Command, a *app, o serveOptions) (err error) {
 // serveTools returns the file tools behind a permission pipeline in mode
 // (calls that need approval wait for the API's answer, through the runtime).
 func serveTools(log zerolog.Logger, mode toolsys.Mode, r *redact.Redactor) (*toolsys.Registry, error) {
-	files, err := fileTools(log)
+	files, err := fileTools(log, nil) // only the tools; perms below guard them
 	if err != nil {
 		return nil, err
 	}

@@ -22,12 +22,14 @@ import (
 	"github.com/agcore/agcore/toolsys/sandbox"
 )
 
-// fileTools returns a registry of the built-in file tools: list_dir,
-// read_file, write_file, edit_file, glob and grep. All of them are confined
-// to the call's workspace; none runs commands or reaches the network.
-func fileTools(log zerolog.Logger) (*toolsys.Registry, error) {
+// fileTools returns a registry of the built-in file tools behind perms:
+// list_dir, read_file, write_file, edit_file, glob and grep. All of them are
+// confined to the call's workspace; none runs commands or reaches the
+// network. Nil perms is the registry's fail-closed default (the writing
+// tools need an approver).
+func fileTools(log zerolog.Logger, perms *toolsys.Permissions) (*toolsys.Registry, error) {
 	opts := builtin.Options{Logger: log}
-	reg := toolsys.NewRegistry(toolsys.Config{Logger: log})
+	reg := toolsys.NewRegistry(toolsys.Config{Permissions: perms, Logger: log})
 	for _, t := range []toolsys.Tool{
 		toolsys.Bridge[builtin.ListDirParams](builtin.NewListDir(opts)),
 		toolsys.Bridge[builtin.ReadFileParams](builtin.NewReadFile(opts)),

@@ -135,7 +135,13 @@ func newRuntime(store *memory.Store, tool ChargeCard) (*actors.Runtime, error) {
 	if err != nil {
 		return nil, err
 	}
-	reg := toolsys.NewRegistry(toolsys.Config{})
+	// A registry refuses write tools unless told otherwise; this example
+	// lets charge_card run without an approver.
+	perms, err := toolsys.NewPermissions(toolsys.PermissionConfig{Mode: toolsys.ModeAcceptEdits})
+	if err != nil {
+		return nil, err
+	}
+	reg := toolsys.NewRegistry(toolsys.Config{Permissions: perms})
 	if err := toolsys.RegisterTyped[ChargeParams](reg, tool); err != nil {
 		return nil, err
 	}

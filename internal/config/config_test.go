@@ -2,6 +2,7 @@ package config
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
@@ -467,5 +468,34 @@ func TestBuild_Sandbox(t *testing.T) {
 	}
 	if def.Sandbox.Mode != "refuse" {
 		t.Fatalf("default sandbox mode %q, want refuse", def.Sandbox.Mode)
+	}
+}
+
+func TestBuild_RefusalNamesTheConfigKeys(t *testing.T) {
+	cfg, err := Parse("agcore.yaml", []byte("permissions:\n  mode: ask\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Workspace = t.TempDir()
+	built, err := Build(t.Context(), cfg, BuildOptions{SkipMCP: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer built.Close()
+	ws, err := toolsys.NewWorkspace(cfg.Workspace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := built.Tools.Call(t.Context(), "bash", json.RawMessage(`{"command":"touch made"}`), &toolsys.Context{Workspace: ws})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"no approver", "permissions.mode", "permissions.allow"} {
+		if !res.IsError || !strings.Contains(res.Content, want) {
+			t.Errorf("refusal %+v does not name %q", res, want)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(cfg.Workspace, "made")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the refused command ran (%v)", err)
 	}
 }

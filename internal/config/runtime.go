@@ -256,7 +256,9 @@ func (b *Built) tools(c *Config, opts BuildOptions) (*toolsys.Registry, error) {
 // permissionConfig returns the permission pipeline's configuration.
 func (c *Config) permissionConfig() toolsys.PermissionConfig {
 	mode, _ := toolsys.ParseMode(c.Permissions.Mode) // validated
-	return toolsys.PermissionConfig{Mode: mode, Allow: c.Permissions.Allow, Deny: c.Permissions.Deny}
+	return toolsys.PermissionConfig{Mode: mode, Allow: c.Permissions.Allow, Deny: c.Permissions.Deny,
+		Remedy: "to run such calls, set permissions.mode (accept-edits runs file edits, bypass runs every tool) " +
+			"or add a permissions.allow rule that matches the call, in the configuration file"}
 }
 
 // ServerConfig maps s onto the MCP client's configuration, reading the

@@ -18,7 +18,7 @@
 // field) in an inverted index. A page write updates all of them in one Badger
 // transaction, replacing the postings of the old version; Import loads many
 // pages through one write batch; Rebuild recomputes the derived keys from the
-// pages.
+// pages, and VerifyIndex checks them against the pages without writing.
 //
 // # Retrieval
 //

@@ -28,6 +28,15 @@ type Harness struct {
 	// Corrupt overwrites the stored bytes of entry seq of session (which
 	// exists) with raw, bypassing every check.
 	Corrupt func(session string, seq uint64, raw []byte) error
+	// Stored returns the stored bytes of entry seq of session.
+	Stored func(session string, seq uint64) ([]byte, error)
+	// Remove deletes the stored entry seq of session, bypassing every
+	// check. Nil for a backend that cannot lose an entry on its own.
+	Remove func(session string, seq uint64) error
+	// AlterSnapshot rewrites the stored bytes of the session's latest
+	// snapshot with alter, bypassing every check. Nil for a backend without
+	// snapshots.
+	AlterSnapshot func(session string, alter func([]byte) []byte) error
 	// Reopen closes the backend and opens it again on the same data,
 	// returning the new journal. Nil for a backend that does not persist.
 	Reopen func(t *testing.T) memory.Journal
@@ -64,6 +73,10 @@ func RunJournalTests(t *testing.T, setup JournalSetup) {
 		{"SnapshotUsedByLoad", testSnapshot, 5},
 		{"NoSnapshots", testNoSnapshots, -1},
 		{"CorruptEntry", testCorruptEntry, -1},
+		{"ChecksumMismatch", testChecksumMismatch, -1},
+		{"MissingEntry", testMissingEntry, -1},
+		{"Version1Entries", testVersion1Entries, -1},
+		{"DamagedSnapshot", testDamagedSnapshot, 5},
 		{"UnknownVersion", testUnknownVersion, -1},
 		{"ReadBreak", testReadBreak, -1},
 		{"Delete", testDelete, 3},
@@ -403,6 +416,35 @@ func testSnapshot(t *testing.T, h Harness) {
 	}
 }
 
+// testDamagedSnapshot alters the text of a message inside the latest
+// snapshot: Load skips the snapshot and replays the journal, so the state
+// holds what was journaled.
+func testDamagedSnapshot(t *testing.T, h Harness) {
+	if h.AlterSnapshot == nil {
+		t.Skip("backend has no snapshots")
+	}
+	j := h.Journal
+	conversation(t, j, "s") // 10 entries, a snapshot at 10
+	want := foldAll(t, j, "s")
+	if err := h.AlterSnapshot("s", func(b []byte) []byte { return []byte(strings.Replace(string(b), `"q1"`, `"q9"`, 1)) }); err != nil {
+		t.Fatal(err)
+	}
+	got, err := j.Load(t.Context(), "s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("Load with a damaged snapshot differs from the journal (-want +got):\n%s", diff)
+	}
+	// The journal is read from its start: a damaged entry covered by the
+	// snapshot is now found.
+	if err := h.Corrupt("s", 3, []byte("{not json")); err != nil {
+		t.Fatal(err)
+	}
+	_, err = j.Load(t.Context(), "s")
+	checkCorrupt(t, err, "s", 3, messages.ErrCorrupt)
+}
+
 func testNoSnapshots(t *testing.T, h Harness) {
 	j := h.Journal
 	conversation(t, j, "s")
@@ -410,9 +452,25 @@ func testNoSnapshots(t *testing.T, h Harness) {
 		t.Fatal(err)
 	}
 	_, err := j.Load(t.Context(), "s")
-	var ee *memory.EntryError
-	if !errors.As(err, &ee) || ee.Seq != 3 || ee.Session != "s" {
-		t.Errorf("Load without snapshots error = %v, want an EntryError at s/3", err)
+	checkCorrupt(t, err, "s", 3, messages.ErrCorrupt)
+}
+
+// checkCorrupt checks that err is a *memory.CorruptError at session/seq
+// wrapping memory.ErrCorrupt and cause.
+func checkCorrupt(t *testing.T, err error, session string, seq uint64, cause error) {
+	t.Helper()
+	var ce *memory.CorruptError
+	if !errors.As(err, &ce) || ce.Session != session || ce.Seq != seq {
+		t.Fatalf("error = %v, want a CorruptError at %s seq %d", err, session, seq)
+	}
+	if !errors.Is(err, memory.ErrCorrupt) {
+		t.Errorf("error = %v, want it to wrap memory.ErrCorrupt", err)
+	}
+	if cause != nil && !errors.Is(err, cause) {
+		t.Errorf("error = %v, want it to wrap %v", err, cause)
+	}
+	if msg := err.Error(); !strings.Contains(msg, session) || !strings.Contains(msg, fmt.Sprint(seq)) {
+		t.Errorf("error %q does not name session %s and seq %d", msg, session, seq)
 	}
 }
 
@@ -445,16 +503,108 @@ func testCorruptEntry(t *testing.T, h Harness) {
 		if diff := cmp.Diff([]uint64{1, 2}, seqs(got)); diff != "" {
 			t.Errorf("entries before the corrupt one (-want +got):\n%s", diff)
 		}
-		checkEntryError(t, err, "sess-x", 3, messages.ErrCorrupt)
+		checkCorrupt(t, err, "sess-x", 3, messages.ErrCorrupt)
+		var de *messages.DecodeError
+		if !errors.As(err, &de) || de.Seq != 3 {
+			t.Errorf("error = %v, want a messages.DecodeError at seq 3", err)
+		}
 		after, err := readAll(t, j, "sess-x", 4)
 		if err != nil || !slices.Equal(seqs(after), []uint64{4, 5}) {
 			t.Errorf("Read from 4 = %v, %v; want 4, 5", seqs(after), err)
 		}
 		_, err = j.Load(t.Context(), "sess-x")
-		checkEntryError(t, err, "sess-x", 3, messages.ErrCorrupt)
+		checkCorrupt(t, err, "sess-x", 3, messages.ErrCorrupt)
 	}
 	// The journal still accepts appends after the corrupt entry.
 	mustAppend(t, j, "sess-x", 0, tail, user(0, "6"))
+}
+
+// testChecksumMismatch alters one byte of a tool call's stored arguments,
+// keeping the entry valid JSON: Read and Load report the entry as corrupt
+// and never return the altered call.
+func testChecksumMismatch(t *testing.T, h Harness) {
+	if h.Stored == nil {
+		t.Skip("backend gives no access to stored entries")
+	}
+	j := h.Journal
+	call := messages.ToolCallStarted{Turn: 0, CallID: "c1", Name: "bash", Arguments: `{"command":"ls /srv/data"}`}
+	mustAppend(t, j, "s", 0, 0, user(0, "list it"), assistant(0, "", messages.ToolCall{ID: "c1", Name: "bash", Arguments: call.Arguments}), call)
+	raw, err := h.Stored("s", 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	altered := []byte(strings.Replace(string(raw), "/srv/data", "/srv/dbta", 1))
+	if string(altered) == string(raw) {
+		t.Fatalf("stored entry lacks the arguments: %s", raw)
+	}
+	if err := h.Corrupt("s", 3, altered); err != nil {
+		t.Fatal(err)
+	}
+	got, err := readAll(t, j, "s", 1)
+	checkCorrupt(t, err, "s", 3, messages.ErrChecksum)
+	if len(got) != 2 {
+		t.Errorf("Read yielded %d entries before the altered one, want 2", len(got))
+	}
+	st, err := j.Load(t.Context(), "s")
+	checkCorrupt(t, err, "s", 3, messages.ErrChecksum)
+	if st != nil {
+		t.Errorf("Load returned a state beside the error: %+v", st)
+	}
+}
+
+// testMissingEntry removes entries: a gap in the middle, and the last
+// entries before the tail, are reported as corrupt, naming the first
+// missing seq.
+func testMissingEntry(t *testing.T, h Harness) {
+	if h.Remove == nil {
+		t.Skip("backend cannot lose an entry")
+	}
+	j := h.Journal
+	mustAppend(t, j, "gap", 0, 0, user(0, "1"), user(0, "2"), user(0, "3"), user(0, "4"))
+	if err := h.Remove("gap", 2); err != nil {
+		t.Fatal(err)
+	}
+	got, err := readAll(t, j, "gap", 1)
+	checkCorrupt(t, err, "gap", 2, nil)
+	if !slices.Equal(seqs(got), []uint64{1}) {
+		t.Errorf("Read before the gap = %v, want [1]", seqs(got))
+	}
+	_, err = j.Load(t.Context(), "gap")
+	checkCorrupt(t, err, "gap", 2, nil)
+
+	mustAppend(t, j, "end", 0, 0, user(0, "1"), user(0, "2"), user(0, "3"))
+	if err := h.Remove("end", 3); err != nil {
+		t.Fatal(err)
+	}
+	got, err = readAll(t, j, "end", 1)
+	checkCorrupt(t, err, "end", 3, nil)
+	if !slices.Equal(seqs(got), []uint64{1, 2}) {
+		t.Errorf("Read before the missing tail = %v, want [1 2]", seqs(got))
+	}
+	_, err = j.Load(t.Context(), "end")
+	checkCorrupt(t, err, "end", 3, nil)
+}
+
+// testVersion1Entries stores entries as version 1 wrote them, without a
+// checksum: they still load.
+func testVersion1Entries(t *testing.T, h Harness) {
+	j := h.Journal
+	mustAppend(t, j, "s", 0, 0, user(0, "one"), user(0, "two"), user(0, "three"))
+	v1 := `{"v":1,"seq":2,"type":"user_message","at":"2025-01-02T03:04:05Z","data":{"turn":0,"turn_id":"t0","message":{"role":"user","content":"two"}}}`
+	if err := h.Corrupt("s", 2, []byte(v1)); err != nil {
+		t.Fatal(err)
+	}
+	st, err := j.Load(t.Context(), "s")
+	if err != nil {
+		t.Fatalf("Load with a version 1 entry: %v", err)
+	}
+	if len(st.History) != 3 || st.History[1].Text() != "two" {
+		t.Errorf("history = %+v", st.History)
+	}
+	got, err := readAll(t, j, "s", 1)
+	if err != nil || len(got) != 3 || got[1].Envelope.V != 1 {
+		t.Errorf("Read = %d entries (entry 2 v%d), %v", len(got), got[min(1, len(got)-1)].Envelope.V, err)
+	}
 }
 
 func testUnknownVersion(t *testing.T, h Harness) {

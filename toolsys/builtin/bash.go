@@ -11,6 +11,8 @@ import (
 	"strings"
 	"time"
 
+	"mvdan.cc/sh/v3/syntax"
+
 	"github.com/agcore/agcore/toolsys"
 	"github.com/agcore/agcore/toolsys/sandbox"
 )
@@ -114,17 +116,27 @@ func (*Bash) Idempotent() bool { return false }
 // deny rules also match it.
 func (*Bash) RuleSubject(p BashParams, _ *toolsys.Context) string { return p.Command }
 
-// RuleSubjects are the simple commands of the command line, each matched on
-// its own by permission rules such as bash(git *): "git status; rm -rf ~" is
-// two subjects, and an allow rule for git does not allow it. A command line
-// whose effect its words do not show (a command substitution, eval, a
-// redirection to a file...; see scriptSubjects), or a call that sets env
-// variables (BASH_ENV, PATH or GIT_SSH_COMMAND change what any command
-// does), is Opaque: only the approver, or an allow rule without a pattern,
-// can let it run.
+// RuleSubjects are the commands the command line runs, resolved on the
+// bash syntax tree (see scriptSubjects), each matched on its own by
+// permission rules such as bash(git *): "git status; rm -rf ~" is two
+// subjects, and an allow rule for git does not allow it. The variables of
+// the env parameter are read as if the script exported them first, so a
+// PATH or BASH_ENV among them leaves the commands unresolved (refused by
+// any deny rule with a pattern), and a GIT_SSH_COMMAND or PAGER shows deny
+// rules the command it holds. A call that sets env variables is Opaque:
+// only the approver, or an allow rule without a pattern, can let it run.
 func (*Bash) RuleSubjects(p BashParams, _ *toolsys.Context) toolsys.Subjects {
-	s := scriptSubjects(p.Command)
-	if len(p.Env) > 0 && s.Opaque == "" {
+	var b strings.Builder
+	for _, k := range slices.Sorted(maps.Keys(p.Env)) {
+		q, err := syntax.Quote(p.Env[k], syntax.LangBash)
+		if err != nil || !envName.MatchString(k) {
+			return toolsys.Subjects{Parts: scriptSubjects(p.Command).Parts,
+				Unresolved: fmt.Sprintf("env: %q cannot be read as a variable assignment", k)}
+		}
+		fmt.Fprintf(&b, "export %s=%s\n", k, q)
+	}
+	s := scriptSubjects(b.String() + p.Command)
+	if len(p.Env) > 0 {
 		s.Opaque = "the call sets environment variables (env)"
 	}
 	return s

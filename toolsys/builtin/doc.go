@@ -52,13 +52,20 @@
 // description says so, and the default Refuse mode makes bash and
 // bash_process fail with the reason and the setting to change.
 //
-// Permission rules see a bash call as the simple commands of its script,
-// parsed as bash: "git status; rm -rf x" is two subjects, so an allow rule
-// bash(git *) does not allow it and a deny rule bash(rm *) refuses it. A
-// script whose words do not show what it runs (command substitution, $VAR,
-// eval, a subshell, a here-document, a redirection to a file, the env
-// parameter...) is allowed by no argument pattern and goes to the approver;
-// deny rules still see the commands inside it.
+// Permission rules see a bash call as the commands its script runs,
+// resolved on the bash syntax tree: "git status; rm -rf x" is two subjects,
+// so an allow rule bash(git *) does not allow it and a deny rule bash(rm *)
+// refuses it; so does that rule refuse "X=1 /bin/rm x", "env -i rm x",
+// "sudo rm x", "find . -delete" and "bash -c 'rm x'", whose commands are
+// found through the wrappers and the shell code. A script that may run a
+// command the resolver cannot name ("$(echo rm) x", "echo 'rm x' | bash",
+// eval of a variable) is refused by every deny rule with an argument
+// pattern; a script whose effect its words do not show (program text for
+// an interpreter, git -c core.pager=..., a redirection to a file, $VAR in
+// an argument, the env parameter...) is allowed by no argument pattern and
+// goes to the approver. These rules are a guard-rail against a model's
+// honest mistakes; the security boundary of bash is the confinement it
+// runs in.
 //
 // # Web
 //

@@ -1,10 +1,16 @@
 package builtin
 
 import (
+	"path"
 	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"mvdan.cc/sh/v3/expand"
+	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/agcore/agcore/toolsys"
 )
 
 func FuzzGlobMatch(f *testing.F) {
@@ -84,15 +90,15 @@ func FuzzScriptSubjects(f *testing.F) {
 	f.Fuzz(func(t *testing.T, script, commands string) {
 		// Any script: no panic, and the same answer twice.
 		got := scriptSubjects(script)
-		if again := scriptSubjects(script); !slices.Equal(got.Parts, again.Parts) || got.Opaque != again.Opaque {
+		if again := scriptSubjects(script); !slices.Equal(got.Parts, again.Parts) || got.Opaque != again.Opaque || got.Unresolved != again.Unresolved {
 			t.Fatalf("scriptSubjects(%q) is not deterministic: %+v then %+v", script, got, again)
 		}
 		if len(got.Parts) == 0 && got.Opaque == "" {
 			t.Fatalf("scriptSubjects(%q) has no part and is not opaque", script)
 		}
 
-		// N literal commands separated by ';' or newlines: N subjects, each
-		// its words after quote removal.
+		// N literal commands separated by ';' or newlines: a subject for
+		// each, its words after quote removal, a repeated one listed once.
 		var lines, want []string
 		for c := range strings.FieldsFuncSeq(commands, func(r rune) bool { return r == ';' || r == '\n' }) {
 			words := []string{"run"}
@@ -110,7 +116,9 @@ func FuzzScriptSubjects(f *testing.F) {
 				quoted[i] = "'" + w + "'"
 			}
 			lines = append(lines, strings.Join(quoted, " "))
-			want = append(want, strings.Join(words, " "))
+			if subject := strings.Join(words, " "); !slices.Contains(want, subject) {
+				want = append(want, subject)
+			}
 		}
 		if len(lines) == 0 {
 			return
@@ -121,8 +129,76 @@ func FuzzScriptSubjects(f *testing.F) {
 		}
 		script = strings.Join(lines, sep)
 		got = scriptSubjects(script)
-		if got.Opaque != "" || !slices.Equal(got.Parts, want) {
-			t.Fatalf("scriptSubjects(%q) = %q (opaque %q), want the %d commands %q", script, got.Parts, got.Opaque, len(want), want)
+		if got.Opaque != "" || got.Unresolved != "" || !slices.Equal(got.Parts, want) {
+			t.Fatalf("scriptSubjects(%q) = %q (opaque %q, unresolved %q), want the commands %q", script, got.Parts, got.Opaque, got.Unresolved, want)
 		}
 	})
+}
+
+// FuzzResolveEchoAllowed checks the resolver against the syntax tree: a
+// script that an allow rule bash(echo *) lets run unasked runs nothing but
+// echo. Every simple command in the tree, substitutions and nested blocks
+// included, must be a literal echo (or a system path to it) with no
+// assignment in front, and the script must define no function.
+func FuzzResolveEchoAllowed(f *testing.F) {
+	for _, seed := range []string{
+		"echo hi", "echo hi; echo there", "echo a | echo b && echo c", "{ echo a; } || (echo b)",
+		"if echo a; then echo b; fi", "/bin/echo hi", "ec''ho 'a b'", `e\cho x`, "$'echo' x",
+		"echo hi; rm -f v", "echo $(rm -f v)", "command echo x", "E=1 echo x", "echo x | bash",
+		"eval echo x", "echo() { rm -f v; }; echo", "bash -c 'echo x'", "echo x > f", "$(echo echo) x",
+		"a=echo; $a x", "echo <(rm x)", "time echo x", "for x in a; do echo $x; done", "echo {a,b}",
+		"echo *", "xargs echo", "coproc echo x", "echo x <<< y", "echo x <<EOF\ny\nEOF",
+	} {
+		f.Add(seed)
+	}
+	perms, err := toolsys.NewPermissions(toolsys.PermissionConfig{Allow: []string{"bash(echo *)"}})
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, script string) {
+		subjects := scriptSubjects(script)
+		req := toolsys.Request{Tool: "bash", Permission: toolsys.PermExecute, Subject: script, Subjects: subjects}
+		if perms.Check(t.Context(), req) != nil {
+			return // asked (and refused, there being no approver)
+		}
+		file, err := syntax.NewParser().Parse(strings.NewReader(script), "")
+		if err != nil {
+			t.Fatalf("%q does not parse (%v) but is allowed as %+v", script, err, subjects)
+		}
+		syntax.Walk(file, func(n syntax.Node) bool {
+			switch n := n.(type) {
+			case *syntax.CallExpr:
+				if len(n.Assigns) > 0 || len(n.Args) == 0 || !isEcho(n.Args[0]) {
+					t.Fatalf("%q runs %q but is allowed by bash(echo *) as %+v", script, sourceOf(script, n), subjects)
+				}
+			case *syntax.FuncDecl, *syntax.DeclClause:
+				t.Fatalf("%q declares %q but is allowed by bash(echo *) as %+v", script, sourceOf(script, n), subjects)
+			}
+			return true
+		})
+	})
+}
+
+// isEcho reports whether a command name is literally echo, by name or by
+// its path in a system directory.
+func isEcho(w *syntax.Word) bool {
+	for _, p := range w.Parts {
+		switch p := p.(type) {
+		case *syntax.Lit, *syntax.SglQuoted:
+		case *syntax.DblQuoted:
+			for _, q := range p.Parts {
+				if _, ok := q.(*syntax.Lit); !ok {
+					return false
+				}
+			}
+		default:
+			return false
+		}
+	}
+	fields, err := expand.Fields(nil, w)
+	if err != nil || len(fields) != 1 {
+		return false
+	}
+	name := fields[0]
+	return name == "echo" || path.Base(name) == "echo" && slices.Contains(systemDirs, path.Dir(name))
 }

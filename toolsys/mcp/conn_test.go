@@ -124,7 +124,7 @@ func TestConn_ReconnectsAfterServerDies(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	reg := toolsys.NewRegistry(toolsys.Config{})
+	reg := runAllRegistry(t)
 	conn.Bind(reg)
 	conn.Start(t.Context())
 	defer conn.Close()
@@ -222,7 +222,7 @@ func TestConn_ToolListChanged(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	reg := toolsys.NewRegistry(toolsys.Config{})
+	reg := runAllRegistry(t)
 	conn.Start(t.Context())
 	defer conn.Close()
 	if err := conn.Ready(t.Context()); err != nil {

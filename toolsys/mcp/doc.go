@@ -13,7 +13,7 @@
 //	if err != nil {
 //		return err
 //	}
-//	reg := toolsys.NewRegistry(toolsys.Config{})
+//	reg := toolsys.NewRegistry(toolsys.Config{Permissions: perms}) // perms: which calls run unasked
 //	conn.Bind(reg)     // register mcp__fs__* now and keep them up to date
 //	conn.Start(ctx)    // connect, and reconnect with backoff when the server dies
 //	defer conn.Close()

@@ -80,3 +80,14 @@ func findTool(t *testing.T, tools []toolsys.Tool, name string) toolsys.Tool {
 	t.Fatalf("no tool %q", name)
 	return nil
 }
+
+// runAllRegistry returns a registry whose calls all run without an approver:
+// these tests exercise the connection, not the permission pipeline.
+func runAllRegistry(t *testing.T) *toolsys.Registry {
+	t.Helper()
+	perms, err := toolsys.NewPermissions(toolsys.PermissionConfig{Mode: toolsys.ModeBypass})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return toolsys.NewRegistry(toolsys.Config{Permissions: perms})
+}

@@ -37,8 +37,8 @@ func callTool(t *testing.T, reg *toolsys.Registry, name, args string) toolsys.Re
 	return res
 }
 
-func registryOf(c *mcp.Client) *toolsys.Registry {
-	reg := toolsys.NewRegistry(toolsys.Config{})
+func registryOf(t *testing.T, c *mcp.Client) *toolsys.Registry {
+	reg := runAllRegistry(t)
 	for _, tool := range c.Tools() {
 		reg.MustRegister(tool)
 	}
@@ -52,7 +52,7 @@ func TestEverything_Stdio(t *testing.T) {
 	if c.PID() == 0 {
 		t.Error("PID = 0 for a stdio server")
 	}
-	reg := registryOf(c)
+	reg := registryOf(t, c)
 	for _, name := range []string{"mcp__everything__echo", "mcp__everything__get-sum", "mcp__everything__trigger-long-running-operation"} {
 		if _, ok := reg.Get(name); !ok {
 			t.Errorf("tool %s missing; have %v", name, reg.Names())
@@ -171,7 +171,7 @@ func TestEverything_StreamableHTTP(t *testing.T) {
 		t.Fatal("the HTTP server did not announce its port")
 	}
 	c := connect(t, mcp.ServerConfig{Name: "everything_http", URL: url, Headers: map[string]string{"X-Agcore-Test": "1"}})
-	reg := registryOf(c)
+	reg := registryOf(t, c)
 	if res := callTool(t, reg, "mcp__everything_http__get-sum", `{"a":20,"b":22}`); res.IsError || res.Content != "The sum of 20 and 22 is 42." {
 		t.Errorf("get-sum over HTTP = %+v", res)
 	}
@@ -187,7 +187,7 @@ func TestFilesystem(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := connect(t, peerServer(t, "fs", "mcp-server-filesystem", dir))
-	reg := registryOf(c)
+	reg := registryOf(t, c)
 	// The server resolves symlinks (macOS /var -> /private/var), so use
 	// the real path.
 	real, err := filepath.EvalSymlinks(dir)
@@ -227,7 +227,7 @@ func TestConn_KillServerDuringCall(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	reg := toolsys.NewRegistry(toolsys.Config{})
+	reg := runAllRegistry(t)
 	conn.Bind(reg)
 	conn.Start(t.Context())
 	defer conn.Close()
