@@ -281,7 +281,7 @@ func (rt *Runtime) openJournal() error {
 		}
 		rt.ownStore = store
 	}
-	j, err := memory.NewJournal(store, memory.JournalOptions{Durability: rt.cfg.Durability, Clock: rt.clock.Now, Logger: rt.logger})
+	j, err := memory.NewJournal(store, memory.JournalOptions{Durability: rt.cfg.Durability, Clock: rt.clock.Now, Logger: rt.logger, Redactor: rt.redactor})
 	if err != nil {
 		if rt.ownStore != nil {
 			_ = rt.ownStore.Close()

@@ -155,9 +155,22 @@ func credentialLike(w string) bool {
 
 // A matcher applies a set of patterns in one pass over the text.
 type matcher struct {
+	// pairs has the bit of every two-byte string a fragment starts with,
+	// in any ASCII case: most positions of a text are passed over with one
+	// look-up.
+	pairs [1 << 16 / 64]uint64
 	// byFirst lists, for each byte, the fragments that start with it (in
 	// either case) and their patterns.
 	byFirst [256][]candidate
+}
+
+// maybe reports whether a fragment may start at s[i].
+func maybe[T string | []byte](m *matcher, s T, i int) bool {
+	if i+1 >= len(s) {
+		return false // every fragment is at least two bytes long
+	}
+	k := uint(s[i])<<8 | uint(s[i+1])
+	return m.pairs[k>>6]&(1<<(k&63)) != 0
 }
 
 type candidate struct {
@@ -177,9 +190,23 @@ func newMatcher(patterns ...*pattern) *matcher {
 			if up != lo {
 				m.byFirst[up] = append(m.byFirst[up], candidate{f, p})
 			}
+			for _, a := range cases(f[0]) {
+				for _, b := range cases(f[1]) {
+					k := uint(a)<<8 | uint(b)
+					m.pairs[k>>6] |= 1 << (k & 63)
+				}
+			}
 		}
 	}
 	return m
+}
+
+// cases returns c in both ASCII cases, or c alone if it is not a letter.
+func cases(c byte) []byte {
+	if lo := lowerASCII(c); 'a' <= lo && lo <= 'z' {
+		return []byte{lo, lo - 'a' + 'A'}
+	}
+	return []byte{c}
 }
 
 // The matchers of the two modes: content masks credentials by their shape;
@@ -193,6 +220,9 @@ var (
 // it.
 func holds[T string | []byte](m *matcher, s T) bool {
 	for i := 0; i < len(s); i++ {
+		if !maybe(m, s, i) {
+			continue
+		}
 		for _, c := range m.byFirst[s[i]] {
 			if hasPrefixFold(s[i:], c.frag) {
 				return true
@@ -209,6 +239,9 @@ func (m *matcher) apply(s string) string {
 	var b strings.Builder
 	last := 0 // s[:last] is written to b, or nothing was replaced yet
 	for i := 0; i < len(s); i++ {
+		if !maybe(m, s, i) {
+			continue
+		}
 		for _, c := range m.byFirst[s[i]] {
 			start := i - c.p.lead
 			if start < last || !hasPrefixFold(s[i:], c.frag) || c.p.boundary && start > 0 && wordByte(s[start-1]) {

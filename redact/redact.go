@@ -1,7 +1,6 @@
 package redact
 
 import (
-	"bytes"
 	"encoding/json"
 	"maps"
 	"net/url"
@@ -28,8 +27,12 @@ type Redactor struct {
 // knownSet is an immutable snapshot of the known values, rebuilt on Add.
 type knownSet struct {
 	values   []string // longest first
-	raw      [][]byte // values as bytes, for a check without conversion
 	replacer *strings.Replacer
+	// pairs has the bit of the first two bytes of every value, and
+	// byFirst the values by their first byte, so that finding whether a
+	// text holds one costs about one look-up per byte.
+	pairs   [1 << 16 / 64]uint64
+	byFirst [256][]string
 }
 
 // New returns a Redactor that knows no values yet.
@@ -85,11 +88,13 @@ func newKnownSet(known map[string]string) *knownSet {
 		}
 		return strings.Compare(a, b)
 	})
-	ks := &knownSet{values: values, raw: make([][]byte, len(values))}
+	ks := &knownSet{values: values}
 	pairs := make([]string, 0, 2*len(values))
-	for i, v := range values {
-		ks.raw[i] = []byte(v)
+	for _, v := range values {
 		pairs = append(pairs, v, known[v])
+		k := uint(v[0])<<8 | uint(v[1]) // MinLength is above 2
+		ks.pairs[k>>6] |= 1 << (k & 63)
+		ks.byFirst[v[0]] = append(ks.byFirst[v[0]], v)
 	}
 	ks.replacer = strings.NewReplacer(pairs...)
 	return ks
@@ -113,25 +118,29 @@ func (r *Redactor) knownSet() *knownSet {
 
 // replaceKnown replaces the known values in s.
 func (ks *knownSet) replaceKnown(s string) string {
-	if ks == nil {
-		return s
-	}
-	for _, v := range ks.values {
-		if strings.Contains(s, v) {
-			return ks.replacer.Replace(s)
-		}
+	if containsKnown(ks, s) {
+		return ks.replacer.Replace(s)
 	}
 	return s
 }
 
 // holds reports whether b contains a known value.
-func (ks *knownSet) holds(b []byte) bool {
+func (ks *knownSet) holds(b []byte) bool { return containsKnown(ks, b) }
+
+// containsKnown reports whether s contains one of the values of ks.
+func containsKnown[T string | []byte](ks *knownSet, s T) bool {
 	if ks == nil {
 		return false
 	}
-	for _, v := range ks.raw {
-		if bytes.Contains(b, v) {
-			return true
+	for i := 0; i+1 < len(s); i++ {
+		k := uint(s[i])<<8 | uint(s[i+1])
+		if ks.pairs[k>>6]&(1<<(k&63)) == 0 {
+			continue
+		}
+		for _, v := range ks.byFirst[s[i]] {
+			if len(s)-i >= len(v) && string(s[i:i+len(v)]) == v {
+				return true
+			}
 		}
 	}
 	return false

@@ -233,3 +233,22 @@ func TestRedactor_ContentJSON(t *testing.T) {
 		t.Errorf("clean input was rewritten: %s", got)
 	}
 }
+
+func BenchmarkRedactor_ContentJSON(b *testing.B) {
+	r := New()
+	for i := range 8 {
+		r.Add(fmt.Sprintf("configured-value-%d-0123456789", i), "")
+	}
+	entry := []byte(`{"turn":0,"call_id":"call_1","name":"read_file","content":"` + strings.Repeat(`a line of an ordinary source file, with a key word and a token or two\n`, 8) + `","duration_ns":95621}`)
+	for _, tc := range []struct {
+		name string
+		r    *Redactor
+	}{{"shapes", nil}, {"known8", r}} {
+		b.Run(tc.name, func(b *testing.B) {
+			b.SetBytes(int64(len(entry)))
+			for b.Loop() {
+				_ = tc.r.ContentJSON(entry)
+			}
+		})
+	}
+}

@@ -298,7 +298,7 @@ func runServe(cmd *cobra.Command, a *app, o serveOptions) (err error) {
 		return fmt.Errorf("data directory %s: %w", o.dataDir, err)
 	}
 	defer func() { err = errors.Join(err, store.Close()) }()
-	journal, err := memory.NewJournal(store, memory.JournalOptions{Logger: component(base, "journal")})
+	journal, err := memory.NewJournal(store, memory.JournalOptions{Logger: component(base, "journal"), Redactor: a.redactor})
 	if err != nil {
 		return err
 	}
