@@ -14,6 +14,7 @@ import (
 	"github.com/agcore/agcore/memory"
 	"github.com/agcore/agcore/messages"
 	"github.com/agcore/agcore/providers"
+	"github.com/agcore/agcore/redact"
 	"github.com/agcore/agcore/supervisor"
 	"github.com/agcore/agcore/toolsys"
 	"github.com/agcore/agcore/toolsys/mcp"
@@ -285,9 +286,15 @@ type Config struct {
 	// Node names this process in journal activations. Empty means "local".
 	Node string
 
-	// Logger receives the runtime's logs, protoactor's included. The zero
-	// Logger discards them.
+	// Logger receives the runtime's logs, protoactor's included, masked by
+	// Redactor. The zero Logger discards them.
 	Logger zerolog.Logger
+	// Redactor masks credentials in everything the runtime lets out: the
+	// events it publishes (error reasons fully, model and tool text by
+	// redact.Redactor.Content), the journal, and its logs. Nil means the
+	// Redactor of Tools when it has one (a *toolsys.Registry does: it knows
+	// the secrets substituted into calls), else a new one.
+	Redactor *redact.Redactor
 	// Clock tells the time and arms timers. Nil means the system clock.
 	Clock supervisor.Clock
 	// IDs generates turn ids. Nil means random ids.

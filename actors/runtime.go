@@ -18,6 +18,7 @@ import (
 	"github.com/agcore/agcore/internal/logging"
 	"github.com/agcore/agcore/memory"
 	"github.com/agcore/agcore/providers"
+	"github.com/agcore/agcore/redact"
 	"github.com/agcore/agcore/supervisor"
 )
 
@@ -27,6 +28,7 @@ import (
 type Runtime struct {
 	cfg           Config
 	logger        zerolog.Logger
+	redactor      *redact.Redactor // masks events, journal entries and logs
 	clock         supervisor.Clock
 	ids           IDs
 	rnd           supervisor.Rand
@@ -157,6 +159,14 @@ func New(cfg Config) (*Runtime, error) {
 	if rt.cfg.EventBuffer <= 0 {
 		rt.cfg.EventBuffer = 256
 	}
+	rt.redactor = rt.cfg.Redactor
+	if r, ok := rt.cfg.Tools.(interface{ Redactor() *redact.Redactor }); ok && rt.redactor == nil {
+		rt.redactor = r.Redactor()
+	}
+	if rt.redactor == nil {
+		rt.redactor = redact.New()
+	}
+	rt.logger = logging.Redacted(rt.logger, rt.redactor)
 	if rt.cfg.IdleTimeout == 0 {
 		rt.cfg.IdleTimeout = 10 * time.Minute
 	}
@@ -204,6 +214,11 @@ func New(cfg Config) (*Runtime, error) {
 	rt.startMCP()
 	return rt, nil
 }
+
+// Redactor returns the redactor that masks what the runtime lets out
+// (Config.Redactor, or the one it chose); give it to whatever else writes
+// the runtime's data out, so that it masks the same credentials.
+func (rt *Runtime) Redactor() *redact.Redactor { return rt.redactor }
 
 // NewInMemory starts a runtime on an in-memory store (no fsync), for tests
 // and examples. cfg's DataDir, Store and Journal must be empty.
@@ -266,7 +281,7 @@ func (rt *Runtime) openJournal() error {
 		}
 		rt.ownStore = store
 	}
-	j, err := memory.NewJournal(store, memory.JournalOptions{Durability: rt.cfg.Durability, Clock: rt.clock.Now, Logger: rt.logger})
+	j, err := memory.NewJournal(store, memory.JournalOptions{Durability: rt.cfg.Durability, Clock: rt.clock.Now, Logger: rt.logger, Redactor: rt.redactor})
 	if err != nil {
 		if rt.ownStore != nil {
 			_ = rt.ownStore.Close()

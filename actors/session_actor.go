@@ -230,6 +230,7 @@ func (a *sessionActor) fold(seq uint64, events []messages.JournalEvent) {
 }
 
 func (a *sessionActor) publish(ev messages.Event) {
+	ev = redactEvent(a.rt.redactor, ev)
 	if a.batch != nil {
 		a.afterJournal(func() { a.e.hub.publish(ev) })
 		return

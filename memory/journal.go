@@ -9,6 +9,8 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/agcore/agcore/redact"
+
 	"github.com/agcore/agcore/messages"
 )
 
@@ -132,6 +134,12 @@ type JournalOptions struct {
 	Clock func() time.Time
 	// Logger receives diagnostics. The zero Logger discards them.
 	Logger zerolog.Logger
+	// Redactor masks credentials in every event before it is stored (and
+	// checksummed), with redact.Redactor.ContentJSON: configured values
+	// and credentials of known shapes never reach the disk. Nil masks the
+	// known shapes only; pass the process's Redactor so that its configured
+	// keys and secrets are masked too.
+	Redactor *redact.Redactor
 }
 
 func (o JournalOptions) withDefaults() (JournalOptions, error) {

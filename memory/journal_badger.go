@@ -157,6 +157,7 @@ func (j *BadgerJournal) Append(ctx context.Context, session string, activation, 
 		if err != nil {
 			return 0, fmt.Errorf("memory: journal append %s event %d: %w", session, i, err)
 		}
+		env.Data = j.opts.Redactor.ContentJSON(env.Data)
 		encoded[i] = encodedEvent{env}
 		size += len(env.Data) + 128
 	}

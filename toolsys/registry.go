@@ -14,7 +14,9 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/agcore/agcore/internal/logging"
 	"github.com/agcore/agcore/messages"
+	"github.com/agcore/agcore/redact"
 )
 
 // ErrDuplicateTool is returned (wrapped) by Register when a tool with the same
@@ -47,8 +49,16 @@ type Config struct {
 	// means DefaultOutputLimit; negative means no cap.
 	OutputLimit int
 	// Logger receives a debug line per call and an error line per recovered
-	// panic, with secret values scrubbed. The zero Logger discards.
+	// panic, masked by Redactor. The zero Logger discards.
 	Logger zerolog.Logger
+	// Redactor masks credentials in every result (with
+	// redact.Redactor.Content, so that files keep their name=value lines),
+	// error and log line of a call, and in the log lines a tool writes to
+	// its Context's Logger. The values of an enumerable Secrets store, and
+	// every value substituted into a call, are added to it, replaced by
+	// their <secret_ref:NAME> placeholders. Nil means a new Redactor; pass
+	// the process's so that its configured keys are masked too.
+	Redactor *redact.Redactor
 	// Now is the clock for latency statistics. Nil means time.Now.
 	Now func() time.Time
 }
@@ -57,9 +67,8 @@ type Config struct {
 // It is safe for concurrent use. The zero Registry is ready to use with the
 // zero Config, fail-closed permissions included.
 type Registry struct {
-	once     sync.Once
-	cfg      Config
-	scrubber *Scrubber
+	once sync.Once
+	cfg  Config
 
 	mu    sync.RWMutex
 	tools map[string]*entry
@@ -94,7 +103,14 @@ func (r *Registry) init() {
 		if r.cfg.Now == nil {
 			r.cfg.Now = time.Now
 		}
-		r.scrubber = NewScrubber(r.cfg.Secrets)
+		if r.cfg.Redactor == nil {
+			r.cfg.Redactor = redact.New()
+		}
+		if l, ok := r.cfg.Secrets.(SecretLister); ok {
+			for name, v := range l.Secrets() {
+				r.cfg.Redactor.Add(v, SecretPlaceholder(name))
+			}
+		}
 		r.cfg.Logger = r.cfg.Logger.With().Str("component", "toolsys").Logger()
 	})
 }
@@ -323,12 +339,11 @@ func (e *entry) record(d time.Duration, failed, timedOut bool) {
 	e.stats.MaxLatency = max(e.stats.MaxLatency, d)
 }
 
-// Scrubber returns the registry's scrubber: it knows every secret value of
-// an enumerable store and every value a call has used. Wrap log output with
-// its Writer.
-func (r *Registry) Scrubber() *Scrubber {
+// Redactor returns the registry's redactor: it knows every secret value of
+// an enumerable store and every value substituted into a call so far.
+func (r *Registry) Redactor() *redact.Redactor {
 	r.init()
-	return r.scrubber
+	return r.cfg.Redactor
 }
 
 // Call dispatches one call: an unknown name gives an IsError result listing
@@ -382,21 +397,23 @@ func (r *Registry) dispatch(ctx context.Context, t Tool, args json.RawMessage, t
 	if err := p.Check(ctx, req); err != nil {
 		var pe *PermissionError
 		if errors.As(err, &pe) {
-			return Result{Content: r.scrubber.Scrub(pe.Error()), IsError: true}, nil
+			return Result{Content: r.cfg.Redactor.String(pe.Error()), IsError: true}, nil
 		}
-		return Result{}, r.scrubber.ScrubError(fmt.Errorf("tool %s: %w", name, err))
+		return Result{}, r.cfg.Redactor.Error(fmt.Errorf("tool %s: %w", name, err))
 	}
 	args, used, err := SubstituteSecrets(args, t.SecretParams(), r.cfg.Secrets)
 	if err != nil {
 		return ErrorResult("tool %s: %v", name, err), nil
 	}
 	for n, v := range used {
-		r.scrubber.Add(n, v)
+		r.cfg.Redactor.Add(v, SecretPlaceholder(n))
 	}
-	res, err := r.execute(ctx, t, args, tc)
-	res = r.scrubber.ScrubResult(res)
+	call := *tc
+	call.Logger = logging.Redacted(tc.Logger, r.cfg.Redactor)
+	res, err := r.execute(ctx, t, args, &call)
+	res = redactResult(r.cfg.Redactor, res)
 	if err != nil {
-		return Result{}, r.scrubber.ScrubError(fmt.Errorf("tool %s: %w", name, err))
+		return Result{}, r.cfg.Redactor.Error(fmt.Errorf("tool %s: %w", name, err))
 	}
 	if r.cfg.OutputLimit >= 0 {
 		if capped := CapOutput(res.Content, r.cfg.OutputLimit); len(capped) != len(res.Content) {
@@ -417,9 +434,9 @@ func (r *Registry) execute(ctx context.Context, t Tool, args json.RawMessage, tc
 	defer func() {
 		if v := recover(); v != nil {
 			r.cfg.Logger.Error().Str("tool", t.Name()).Str("call_id", tc.CallID).
-				Str("panic", r.scrubber.Scrub(fmt.Sprint(v))).
-				Str("stack", r.scrubber.Scrub(string(debug.Stack()))).Msg("tool panicked")
-			res, err = ErrorResult("tool %s panicked: %v", t.Name(), v), nil
+				Str("panic", r.cfg.Redactor.String(fmt.Sprint(v))).
+				Str("stack", r.cfg.Redactor.String(string(debug.Stack()))).Msg("tool panicked")
+			res, err = ErrorResult("tool %s panicked: %s", t.Name(), r.cfg.Redactor.String(fmt.Sprint(v))), nil
 		}
 	}()
 	return t.Execute(ctx, args, tc)

@@ -1,13 +1,10 @@
 package toolsys
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
-
-	"github.com/google/go-cmp/cmp"
 )
 
 func TestSubstituteSecrets(t *testing.T) {
@@ -71,45 +68,6 @@ func TestEnvSecrets(t *testing.T) {
 	custom := EnvSecrets{Prefix: "PLAIN_"}
 	if v, ok := custom.Lookup("VAR"); !ok || v != "not-a-secret" {
 		t.Errorf("custom prefix Lookup = %q, %v", v, ok)
-	}
-}
-
-func TestScrubber(t *testing.T) {
-	s := NewScrubber(MapSecrets{"A": "alpha-secret", "AB": "alpha-secret-longer", "Q": `quo"te-secret`, "SHORT": "abc"})
-	s.Add("LATE", "late-value")
-	tests := []struct{ in, want string }{
-		{"x alpha-secret y", "x <secret_ref:A> y"},
-		{"alpha-secret-longer", "<secret_ref:AB>"},
-		{`{"msg":"quo\"te-secret"}`, `{"msg":"<secret_ref:Q>"}`},
-		{"abc is too short to scrub", "abc is too short to scrub"},
-		{"late-value", "<secret_ref:LATE>"},
-	}
-	for _, tt := range tests {
-		if got := s.Scrub(tt.in); got != tt.want {
-			t.Errorf("Scrub(%q) = %q, want %q", tt.in, got, tt.want)
-		}
-	}
-	res := s.ScrubResult(Result{Content: "alpha-secret", Metadata: map[string]any{"cmd": []any{"late-value"}, "n": 1}})
-	want := Result{Content: "<secret_ref:A>", Metadata: map[string]any{"cmd": []any{"<secret_ref:LATE>"}, "n": 1}}
-	if diff := cmp.Diff(want, res); diff != "" {
-		t.Errorf("ScrubResult (-want +got):\n%s", diff)
-	}
-	base := errors.New("failed with alpha-secret")
-	err := s.ScrubError(base)
-	if err.Error() != "failed with <secret_ref:A>" || !errors.Is(err, base) {
-		t.Errorf("ScrubError = %q (Is base: %v)", err, errors.Is(err, base))
-	}
-	var buf bytes.Buffer
-	w := s.Writer(&buf)
-	if n, err := w.Write([]byte(`{"level":"info","args":"alpha-secret"}`)); err != nil || n != 38 {
-		t.Errorf("Write = %d, %v", n, err)
-	}
-	if got := buf.String(); got != `{"level":"info","args":"<secret_ref:A>"}` {
-		t.Errorf("log line = %s", got)
-	}
-	var nilScrubber *Scrubber
-	if nilScrubber.Scrub("alpha-secret") != "alpha-secret" {
-		t.Error("nil scrubber changed text")
 	}
 }
 

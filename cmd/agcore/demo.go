@@ -10,7 +10,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agcore/agcore/actors"
-	"github.com/agcore/agcore/internal/logging"
 	"github.com/agcore/agcore/providers/mockllm"
 	"github.com/agcore/agcore/providers/openai"
 	"github.com/agcore/agcore/providers/scripted"
@@ -110,7 +109,8 @@ default ` + defaultRealModel + `). The API key is never printed or logged.`,
 func runDemo(cmd *cobra.Command, a *app, o demoOptions) error {
 	ctx, out := cmd.Context(), cmd.OutOrStdout()
 	base := a.log
-	endpoint := logging.Redact(o.baseURL)
+	a.redactor.Add(o.apiKey, "")
+	endpoint := a.redactor.String(o.baseURL)
 	if o.baseURL == "" {
 		model, err := scripted.New(scripted.Demo(), scripted.Options{Logger: component(base, "scripted")})
 		if err != nil {
@@ -143,7 +143,7 @@ func runDemo(cmd *cobra.Command, a *app, o demoOptions) error {
 		return err
 	}
 	provider, err := openai.New(openai.Options{
-		BaseURL: o.baseURL, APIKey: o.apiKey, Model: o.model, Logger: component(base, "openai"),
+		BaseURL: o.baseURL, APIKey: o.apiKey, Model: o.model, Logger: component(base, "openai"), Redactor: a.redactor,
 	})
 	if err != nil {
 		return err

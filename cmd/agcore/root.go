@@ -12,6 +12,7 @@ import (
 
 	"github.com/agcore/agcore/internal/config"
 	"github.com/agcore/agcore/internal/logging"
+	"github.com/agcore/agcore/redact"
 )
 
 // Exit codes of the agcore command.
@@ -35,6 +36,13 @@ type app struct {
 	configPath, dataDir string
 	// log is set by the root command before any subcommand runs.
 	log zerolog.Logger
+	// redactor masks every credential the process knows (the configured
+	// API keys and tokens, added as the configuration is built) and every
+	// credential of a known shape, in the logs and the command output.
+	redactor *redact.Redactor
+	// rawStderr is stderr before masking, for the logger, which masks each
+	// event as JSON before it is formatted.
+	rawStderr io.Writer
 }
 
 // usageError marks an error in the command line (unknown command, bad flag,
@@ -49,7 +57,9 @@ func (e *usageError) Unwrap() error { return e.err }
 // output goes to stdout, logs and errors to stderr; getenv reads the
 // environment. Cancelling ctx (SIGINT, SIGTERM) stops long-running commands.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) int {
-	a := &app{stdout: stdout, stderr: stderr, getenv: getenv, log: zerolog.Nop()}
+	r := redact.New()
+	stdout, rawStderr, stderr := masked(stdout, r), stderr, masked(stderr, r)
+	a := &app{stdout: stdout, stderr: stderr, rawStderr: rawStderr, getenv: getenv, log: zerolog.Nop(), redactor: r}
 	root := newRootCmd(a)
 	root.SetArgs(args)
 	root.SetOut(stdout)
@@ -109,7 +119,7 @@ Exit codes: 0 success, 1 failure, 2 usage or configuration error,
 			return cmd.Help()
 		},
 		PersistentPreRunE: func(*cobra.Command, []string) error {
-			log, err := logging.New(logging.Options{Writer: a.stderr, Level: a.logLevel, Format: a.logFormat})
+			log, err := logging.New(logging.Options{Writer: a.rawStderr, Level: a.logLevel, Format: a.logFormat, Redactor: a.redactor})
 			if err != nil {
 				return &usageError{err}
 			}

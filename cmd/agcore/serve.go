@@ -17,11 +17,11 @@ import (
 	"github.com/agcore/agcore/actors"
 	"github.com/agcore/agcore/internal/config"
 	"github.com/agcore/agcore/internal/httpapi"
-	"github.com/agcore/agcore/internal/logging"
 	"github.com/agcore/agcore/memory"
 	"github.com/agcore/agcore/providers/mockllm"
 	"github.com/agcore/agcore/providers/openai"
 	"github.com/agcore/agcore/providers/scripted"
+	"github.com/agcore/agcore/redact"
 	"github.com/agcore/agcore/toolsys"
 )
 
@@ -130,7 +130,7 @@ docs/agcore.example.yaml); flags override it.`,
 			if o.maxBody < 0 {
 				return &usageError{fmt.Errorf("--max-body must not be negative, got %d", o.maxBody)}
 			}
-			return runServe(cmd, a.log, o)
+			return runServe(cmd, a, o)
 		},
 	}
 	f := cmd.Flags()
@@ -248,15 +248,17 @@ func serveDataDir(getenv func(string) string) (string, error) {
 
 // runServe serves the API until cmd's context ends, then shuts down
 // gracefully.
-func runServe(cmd *cobra.Command, base zerolog.Logger, o serveOptions) (err error) {
-	ctx, out := cmd.Context(), cmd.OutOrStdout()
+func runServe(cmd *cobra.Command, a *app, o serveOptions) (err error) {
+	ctx, out, base := cmd.Context(), cmd.OutOrStdout(), a.log
 	log := component(base, "serve")
 	mode, err := toolsys.ParseMode(o.permissions)
 	if err != nil {
 		return &usageError{fmt.Errorf("--permission-mode: %w", err)}
 	}
 
-	endpoint := logging.Redact(o.baseURL)
+	a.redactor.Add(o.apiKey, "")
+	a.redactor.Add(o.token, "")
+	endpoint := a.redactor.String(o.baseURL)
 	if o.baseURL == "" {
 		model, err := scripted.New(scripted.Demo(), scripted.Options{Logger: component(base, "scripted")})
 		if err != nil {
@@ -272,7 +274,7 @@ func runServe(cmd *cobra.Command, base zerolog.Logger, o serveOptions) (err erro
 		endpoint = mock.URL() + " (embedded mock LLM)"
 	}
 	o.model = cmp.Or(o.model, defaultRealModel)
-	provider, err := openai.New(openai.Options{BaseURL: o.baseURL, APIKey: o.apiKey, Model: o.model, Logger: component(base, "openai")})
+	provider, err := openai.New(openai.Options{BaseURL: o.baseURL, APIKey: o.apiKey, Model: o.model, Logger: component(base, "openai"), Redactor: a.redactor})
 	if err != nil {
 		return err
 	}
@@ -283,7 +285,7 @@ func runServe(cmd *cobra.Command, base zerolog.Logger, o serveOptions) (err erro
 	}
 	defer cleanup()
 	metrics := &httpapi.Metrics{}
-	tools, err := serveTools(base, mode)
+	tools, err := serveTools(base, mode, a.redactor)
 	if err != nil {
 		return err
 	}
@@ -296,7 +298,7 @@ func runServe(cmd *cobra.Command, base zerolog.Logger, o serveOptions) (err erro
 		return fmt.Errorf("data directory %s: %w", o.dataDir, err)
 	}
 	defer func() { err = errors.Join(err, store.Close()) }()
-	journal, err := memory.NewJournal(store, memory.JournalOptions{Logger: component(base, "journal")})
+	journal, err := memory.NewJournal(store, memory.JournalOptions{Logger: component(base, "journal"), Redactor: a.redactor})
 	if err != nil {
 		return err
 	}
@@ -308,7 +310,7 @@ func runServe(cmd *cobra.Command, base zerolog.Logger, o serveOptions) (err erro
 		Journal: journal, SessionMemory: memory.NewSessionMemory(store, memory.SessionMemoryOptions{}),
 		Provider: provider, Model: o.model,
 		Tools: tools, Workspace: ws, Hooks: hooks, BasePrompt: demoSystemPrompt, Approver: actors.ManualApprover(),
-		Logger: component(base, "runtime"),
+		Logger: component(base, "runtime"), Redactor: a.redactor,
 	})
 	if err != nil {
 		return err
@@ -363,7 +365,7 @@ func runServe(cmd *cobra.Command, base zerolog.Logger, o serveOptions) (err erro
 
 // serveTools returns the file tools behind a permission pipeline in mode
 // (calls that need approval wait for the API's answer, through the runtime).
-func serveTools(log zerolog.Logger, mode toolsys.Mode) (*toolsys.Registry, error) {
+func serveTools(log zerolog.Logger, mode toolsys.Mode, r *redact.Redactor) (*toolsys.Registry, error) {
 	files, err := fileTools(log, nil) // only the tools; perms below guard them
 	if err != nil {
 		return nil, err
@@ -372,7 +374,7 @@ func serveTools(log zerolog.Logger, mode toolsys.Mode) (*toolsys.Registry, error
 	if err != nil {
 		return nil, err
 	}
-	reg := toolsys.NewRegistry(toolsys.Config{Permissions: perms, Logger: log})
+	reg := toolsys.NewRegistry(toolsys.Config{Permissions: perms, Logger: log, Redactor: r})
 	for _, t := range files.List() {
 		if err := reg.Register(t, toolsys.WithCategory("files")); err != nil {
 			return nil, err

@@ -65,7 +65,7 @@ func (a *app) loadConfig(o config.Overrides) (*config.Config, error) {
 // shuts it down, waiting for the turns in flight a bounded time, and
 // releases what the configuration opened.
 func (a *app) startRuntime(ctx context.Context, cfg *config.Config) (rt *actors.Runtime, stop func() error, err error) {
-	built, err := config.Build(ctx, cfg, config.BuildOptions{Getenv: a.getenv, Logger: runtimeLogger(a.log)})
+	built, err := config.Build(ctx, cfg, config.BuildOptions{Getenv: a.getenv, Logger: runtimeLogger(a.log), Redactor: a.redactor})
 	if err != nil {
 		return nil, nil, err
 	}

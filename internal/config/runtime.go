@@ -12,6 +12,7 @@ import (
 	"github.com/agcore/agcore/providers"
 	"github.com/agcore/agcore/providers/openai"
 	"github.com/agcore/agcore/providers/scripted"
+	"github.com/agcore/agcore/redact"
 	"github.com/agcore/agcore/toolsys"
 	"github.com/agcore/agcore/toolsys/builtin"
 	"github.com/agcore/agcore/toolsys/mcp"
@@ -28,6 +29,11 @@ type BuildOptions struct {
 	// SkipMCP leaves the MCP servers out of the runtime configuration (for
 	// commands that only list the built-in tools).
 	SkipMCP bool
+	// Redactor is the process's redactor: Build adds every API key, MCP
+	// bearer token and value of an MCP header named like a credential
+	// (Authorization, X-Api-Key, ...) it reads to it, and gives it to
+	// the tool registry and the runtime. Nil means a new one (Built.Redactor).
+	Redactor *redact.Redactor
 }
 
 // Built is a runtime configuration made from a Config, with the resources
@@ -38,6 +44,9 @@ type Built struct {
 	Runtime actors.Config
 	// Tools is the tool registry of Runtime.
 	Tools *toolsys.Registry
+	// Redactor masks every credential the configuration holds; it is the
+	// one of BuildOptions, or a new one.
+	Redactor *redact.Redactor
 	// Sandbox confines the commands of the bash tool in Tools.
 	Sandbox *sandbox.Sandbox
 
@@ -68,7 +77,10 @@ func Build(ctx context.Context, c *Config, opts BuildOptions) (*Built, error) {
 	if opts.Getenv == nil {
 		opts.Getenv = os.Getenv
 	}
-	b := &Built{}
+	if opts.Redactor == nil {
+		opts.Redactor = redact.New()
+	}
+	b := &Built{Redactor: opts.Redactor}
 	ok := false
 	defer func() {
 		if !ok {
@@ -88,6 +100,12 @@ func Build(ctx context.Context, c *Config, opts BuildOptions) (*Built, error) {
 			sc, err := s.ServerConfig(opts.Getenv)
 			if err != nil {
 				return nil, err
+			}
+			opts.Redactor.Add(sc.BearerToken, "")
+			for name, v := range sc.Headers {
+				if redact.SecretKey(name) {
+					opts.Redactor.Add(v, "")
+				}
 			}
 			servers = append(servers, sc)
 		}
@@ -142,6 +160,7 @@ func Build(ctx context.Context, c *Config, opts BuildOptions) (*Built, error) {
 		Retry:        c.Retry.policy(),
 		MCPServers:   servers,
 		Logger:       opts.Logger,
+		Redactor:     opts.Redactor,
 	}
 	ok = true
 	return b, nil
@@ -173,7 +192,7 @@ func (c *Config) providers(opts BuildOptions) (*providers.Registry, error) {
 			// it applies to the provider's other callers (summaries).
 			retry := c.Retry.policy()
 			prov, err = openai.New(openai.Options{BaseURL: p.BaseURL, APIKey: key, Model: p.DefaultModel,
-				Timeout: p.Timeout, Retry: &retry, Logger: log, Name: p.Name})
+				Timeout: p.Timeout, Retry: &retry, Logger: log, Name: p.Name, Redactor: opts.Redactor})
 		case TypeScripted:
 			script := scripted.Demo()
 			if p.Script != "" {
@@ -221,7 +240,7 @@ func (b *Built) tools(c *Config, opts BuildOptions) (*toolsys.Registry, error) {
 		return nil, fmt.Errorf("config: permissions: %w", err)
 	}
 	log := opts.Logger.With().Str("component", "tools").Logger()
-	reg := toolsys.NewRegistry(toolsys.Config{Permissions: perms, Logger: log})
+	reg := toolsys.NewRegistry(toolsys.Config{Permissions: perms, Logger: log, Redactor: opts.Redactor})
 	procs := builtin.NewProcessManager(builtin.ProcessOptions{Logger: log})
 	b.closers = append(b.closers, procs.Close)
 	b.Sandbox = sandbox.New(c.Sandbox.sandboxConfig(log))

@@ -23,6 +23,7 @@ import (
 
 	"github.com/agcore/agcore/actors"
 	"github.com/agcore/agcore/memory"
+	"github.com/agcore/agcore/redact"
 	"github.com/agcore/agcore/toolsys"
 )
 
@@ -162,6 +163,10 @@ type Config struct {
 	// Logger receives a debug line per request and the errors of the
 	// server. The zero Logger discards them.
 	Logger zerolog.Logger
+	// Redactor masks credentials in every response body: error bodies with
+	// redact.Redactor.JSON, everything else (sessions, history, event
+	// streams) with its Content mode. Nil means the Runtime's.
+	Redactor *redact.Redactor
 }
 
 // Server is the HTTP API of a runtime: sessions, turns streamed as
@@ -218,6 +223,9 @@ func New(cfg Config) (*Server, error) {
 	hosts, err := newHostPolicy(cfg.AllowedHosts)
 	if err != nil {
 		return nil, err
+	}
+	if cfg.Redactor == nil {
+		cfg.Redactor = cfg.Runtime.Redactor()
 	}
 	if cfg.Journal == nil {
 		cfg.Journal = cfg.Runtime.Journal()
@@ -299,7 +307,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		_ = rc.SetReadDeadline(start.Add(s.cfg.BodyTimeout))
 	}
 	s.inFlight.Add(1)
-	rec := &statusRecorder{ResponseWriter: w}
+	rec := &statusRecorder{ResponseWriter: w, redactor: s.cfg.Redactor}
 	_, route := s.mux.Handler(r)
 	if route == "/" || route == "" {
 		route = fallbackRoute
@@ -599,8 +607,9 @@ func (s *Server) beginTurn(id string) (end func(), err error) {
 // statusRecorder remembers the status written through it.
 type statusRecorder struct {
 	http.ResponseWriter
-	status int
-	wrote  bool
+	status   int
+	wrote    bool
+	redactor *redact.Redactor // masks each write of the body
 }
 
 func (r *statusRecorder) WriteHeader(code int) {
@@ -610,11 +619,22 @@ func (r *statusRecorder) WriteHeader(code int) {
 	r.ResponseWriter.WriteHeader(code)
 }
 
+// Write masks b (an error body as JSON, any other body, event streams
+// included, as model content) and writes it in one call; it reports len(b).
 func (r *statusRecorder) Write(b []byte) (int, error) {
 	if !r.wrote {
 		r.status, r.wrote = http.StatusOK, true
 	}
-	return r.ResponseWriter.Write(b)
+	out := b
+	if r.status >= http.StatusBadRequest {
+		out = r.redactor.JSON(b)
+	} else {
+		out = r.redactor.ContentJSON(b)
+	}
+	if _, err := r.ResponseWriter.Write(out); err != nil {
+		return 0, err
+	}
+	return len(b), nil
 }
 
 // Unwrap lets http.ResponseController reach the connection (flushes and

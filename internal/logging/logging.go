@@ -10,13 +10,14 @@
 //
 // # Redaction
 //
-// Every event passes through [RedactWriter] before it is written. A field whose
-// name says it holds a credential ([SecretKey]: api_key, authorization,
-// token, secret, password, ...) has its value replaced by "[redacted]", and
-// any string value that contains something shaped like a credential
-// (a bearer token, an "sk-..." key, a key in a URL query) is masked by
-// [Redact]. This happens on the encoded event rather than in a zerolog hook,
-// because a hook cannot see or change the fields already added to an event.
+// Every event passes through the process's [redact.Redactor] before it is
+// written (Options.Redactor; see [redact.Redactor.JSON]). A field whose name
+// says it holds a credential (api_key, authorization, token, secret,
+// password, ...) has its value replaced by "[redacted]", and any string value
+// that holds a configured secret or something shaped like a credential (a
+// bearer token, an "sk-..." key, a key in a URL query) is masked. This happens
+// on the encoded event rather than in a zerolog hook, because a hook cannot
+// see or change the fields already added to an event.
 //
 // # slog
 //
@@ -35,6 +36,8 @@ import (
 
 	"github.com/mattn/go-isatty"
 	"github.com/rs/zerolog"
+
+	"github.com/agcore/agcore/redact"
 )
 
 // ErrInvalidLevel is returned (wrapped) by New and ParseLevel for an unknown
@@ -66,6 +69,10 @@ type Options struct {
 	// Format is "json", "console" or "auto". Empty means "auto": console
 	// when Writer is a terminal, JSON otherwise.
 	Format string
+	// Redactor masks credentials in every event. Nil masks credentials by
+	// their shape and by their field name only; pass the process's Redactor
+	// so that configured keys and secrets are masked too.
+	Redactor *redact.Redactor
 }
 
 // New returns a logger configured by opts, with timestamps and redaction of
@@ -96,7 +103,7 @@ func New(opts Options) (zerolog.Logger, error) {
 	if format == FormatConsole {
 		out = zerolog.ConsoleWriter{Out: w, NoColor: !tty, TimeFormat: time.TimeOnly}
 	}
-	return zerolog.New(RedactWriter(out)).Level(level).With().Timestamp().Logger(), nil
+	return zerolog.New(opts.Redactor.JSONWriter(out)).Level(level).With().Timestamp().Logger(), nil
 }
 
 // ParseLevel maps a level name ("debug", "info", "warn" or "warning",

@@ -1,6 +1,8 @@
 package logging
 
 import (
+	"github.com/agcore/agcore/redact"
+
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -97,7 +99,7 @@ func TestNew_Format(t *testing.T) {
 			if got := json.Valid(buf.Bytes()); got != tt.wantJSON {
 				t.Errorf("output is JSON = %v, want %v: %q", got, tt.wantJSON, out)
 			}
-			for _, want := range []string{"tool done", "read_file", Redacted} {
+			for _, want := range []string{"tool done", "read_file", redact.Mask} {
 				if !strings.Contains(out, want) {
 					t.Errorf("output %q lacks %q", out, want)
 				}

@@ -1,6 +1,8 @@
 package logging
 
 import (
+	"github.com/agcore/agcore/redact"
+
 	"bytes"
 	"context"
 	"errors"
@@ -53,7 +55,7 @@ func TestSlogHandler(t *testing.T) {
 			name: "secrets redacted",
 			log:  func(l *slog.Logger) { l.Info("dial", "authorization", "Bearer abcdefgh", "url", "http://h/?token=abc") },
 			want: []map[string]any{{
-				"level": "info", "message": "dial", "authorization": Redacted, "url": "http://h/?token=" + Redacted,
+				"level": "info", "message": "dial", "authorization": redact.Mask, "url": "http://h/?token=" + redact.Mask,
 			}},
 		},
 	}

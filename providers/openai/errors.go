@@ -34,7 +34,9 @@ var (
 // maxMessage caps the body text copied into an error.
 const maxMessage = 512
 
-// classify turns a failure of one call into a *providers.Error. ctx is the
+// classify turns a failure of one call into a *providers.Error, with
+// credentials masked in its message and in the message of the error it
+// wraps. ctx is the
 // call's context (its cause tells an idle timeout from the caller's
 // cancellation); x holds the HTTP response, if one arrived.
 func (a *api) classify(ctx context.Context, err error, x *exchange) error {
@@ -96,6 +98,9 @@ func (a *api) classify(ctx context.Context, err error, x *exchange) error {
 	default:
 		pe.Kind = providers.KindOther
 	}
+	// The body of an error response is the endpoint's text: it may echo
+	// the key it was sent, or any credential.
+	pe.Message, pe.Err = a.redactor.String(pe.Message), a.redactor.Error(pe.Err)
 	return pe
 }
 

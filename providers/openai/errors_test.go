@@ -266,3 +266,59 @@ func TestNew_InvalidOptions(t *testing.T) {
 		t.Errorf("defaults: base %q name %q model %q", p.BaseURL(), p.Name(), p.Model())
 	}
 }
+
+// TestErrors_EchoedKeyMasked has the endpoint echo the key it was sent and a
+// credential of a known shape in its error body, for Chat, for a stream
+// that fails when it opens and for one that fails mid-way, and checks that
+// neither reaches the error while its kind and status stay.
+func TestErrors_EchoedKeyMasked(t *testing.T) {
+	const key = "custom-endpoint-key-0123456789"
+	const shaped = "ghp_0123456789abcdefghijABCDEFGHIJklmnop"
+	echo := func(status int) reply {
+		return reply{status: status, body: `{"error":{"message":"key ` + key + ` rejected; see Authorization: Bearer ` + key + ` and ` + shaped + `","type":"invalid_request_error"}}`}
+	}
+	mid := reply{events: []string{`{"choices":[{"index":0,"delta":{"content":"x"}}]}`, `{"error":{"message":"lost ` + key + `"}}`}}
+	for _, tc := range []struct {
+		name   string
+		reply  reply
+		stream bool
+		kind   providers.Kind
+	}{
+		{"chat 401", echo(http.StatusUnauthorized), false, providers.KindAuthentication},
+		{"stream 401", echo(http.StatusUnauthorized), true, providers.KindAuthentication},
+		{"stream 400", echo(http.StatusBadRequest), true, providers.KindBadRequest},
+		{"stream mid-way", mid, true, providers.KindServer},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := newServer(t, tc.reply)
+			p, err := openai.New(openai.Options{BaseURL: s.URL + "/v1", APIKey: key, Model: "m",
+				Retry: &providers.RetryPolicy{MaxAttempts: 1}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.stream {
+				var st providers.Stream
+				if st, err = p.Stream(t.Context(), hello); err == nil {
+					for err == nil {
+						_, err = st.Recv()
+					}
+					st.Close()
+				}
+			} else {
+				_, err = p.Chat(t.Context(), hello)
+			}
+			if err == nil {
+				t.Fatal("no error")
+			}
+			if strings.Contains(err.Error(), key) || strings.Contains(err.Error(), shaped) {
+				t.Errorf("error holds a credential: %v", err)
+			}
+			var pe *providers.Error
+			if !errors.As(err, &pe) || pe.Kind != tc.kind {
+				t.Errorf("error %v: kind %v, want %v", err, providers.KindOf(err), tc.kind)
+			} else if strings.Contains(pe.Message, key) {
+				t.Errorf("Message holds the key: %q", pe.Message)
+			}
+		})
+	}
+}

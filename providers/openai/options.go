@@ -7,6 +7,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/agcore/agcore/providers"
+	"github.com/agcore/agcore/redact"
 )
 
 // Defaults applied by New to zero Options fields.
@@ -68,6 +69,12 @@ type Options struct {
 	// Logger receives a debug event per attempt (name, base URL, model,
 	// attempt, status, duration) and per retry. The zero Logger discards.
 	Logger zerolog.Logger
+	// Redactor masks credentials in the messages of the errors the
+	// provider returns, which quote the endpoint's answers (a server may
+	// echo the key it was sent). APIKey is added to it. Nil means a new
+	// Redactor that knows APIKey only; pass the process's so that the
+	// other credentials it knows are masked too.
+	Redactor *redact.Redactor
 	// Name is the provider's name in errors and logs. Empty means "openai".
 	Name string
 	// Now is the clock used to turn a Retry-After date into a wait. Nil

@@ -13,6 +13,7 @@ import (
 
 	"github.com/agcore/agcore/messages"
 	"github.com/agcore/agcore/providers"
+	"github.com/agcore/agcore/redact"
 )
 
 // Provider is a providers.Provider for an OpenAI-compatible endpoint. It is
@@ -36,6 +37,7 @@ type api struct {
 	timeout              time.Duration
 	log                  zerolog.Logger
 	now                  func() time.Time
+	redactor             *redact.Redactor
 }
 
 var _ providers.Provider = (*api)(nil)
@@ -73,14 +75,19 @@ func New(opts Options) (*Provider, error) {
 	cfg.HTTPClient = doer{client: hc}
 
 	a := &api{
-		name:    opts.Name,
-		baseURL: base,
-		model:   opts.Model,
-		client:  oai.NewClientWithConfig(cfg),
-		timeout: opts.Timeout,
-		log:     opts.Logger,
-		now:     opts.Now,
+		name:     opts.Name,
+		baseURL:  base,
+		model:    opts.Model,
+		client:   oai.NewClientWithConfig(cfg),
+		timeout:  opts.Timeout,
+		log:      opts.Logger,
+		now:      opts.Now,
+		redactor: opts.Redactor,
 	}
+	if a.redactor == nil {
+		a.redactor = redact.New()
+	}
+	a.redactor.Add(opts.APIKey, "")
 	if a.name == "" {
 		a.name = DefaultName
 	}

@@ -1,0 +1,34 @@
+package actors
+
+import (
+	"github.com/agcore/agcore/messages"
+	"github.com/agcore/agcore/redact"
+)
+
+// redactEvent masks the text of an event before it is published: error
+// reasons and messages fully, and model and tool text (deltas, arguments,
+// results) by Content, so that a file the agent quotes keeps its
+// name=value lines. Events without text are returned as they are.
+func redactEvent(r *redact.Redactor, ev messages.Event) messages.Event {
+	switch e := ev.(type) {
+	case messages.TextDelta:
+		e.Text = r.Content(e.Text)
+		return e
+	case messages.ToolStarted:
+		e.Arguments = r.Content(e.Arguments)
+		return e
+	case messages.ToolFinished:
+		e.Content = r.Content(e.Content)
+		return e
+	case messages.TurnEnded:
+		e.Text, e.Reason = r.Content(e.Text), r.String(e.Reason)
+		return e
+	case messages.ErrorEvent:
+		e.Message = r.String(e.Message)
+		return e
+	case messages.ApprovalPending:
+		e.Reason = r.String(e.Reason)
+		return e
+	}
+	return ev
+}
