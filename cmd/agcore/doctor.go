@@ -115,7 +115,7 @@ type doctorReport struct {
 // doctor checks (and with repair, repairs) the store in dir.
 func (a *app) doctor(ctx context.Context, dir string, repair bool) (*doctorReport, error) {
 	rep := &doctorReport{DataDir: dir, Mode: "read-only", Repairable: true, Damaged: []string{}}
-	rep.Environment = environmentChecks(dir)
+	rep.Environment = environmentChecks(ctx, dir)
 	opts := memory.Options{Dir: dir, Logger: a.log, ReadOnly: !repair}
 	if repair {
 		rep.Mode = "repair"

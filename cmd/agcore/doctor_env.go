@@ -1,9 +1,11 @@
 package main
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/agcore/agcore/memory"
+	"github.com/agcore/agcore/toolsys/sandbox"
 )
 
 // envCheck is one line of the environment section of `agcore doctor`.
@@ -17,8 +19,22 @@ type envCheck struct {
 // environmentChecks are doctor's checks of the machine agcore runs on, as
 // opposed to the data in the data directory: each adds one line to the
 // report and never fails it. Checks of the environment belong here.
-func environmentChecks(dataDir string) []envCheck {
-	return []envCheck{checkDiskSpace(dataDir)}
+func environmentChecks(ctx context.Context, dataDir string) []envCheck {
+	return []envCheck{checkDiskSpace(dataDir), checkConfinement(ctx)}
+}
+
+// checkConfinement reports whether bash's commands run confined on this
+// host (it runs one confined command).
+func checkConfinement(ctx context.Context) envCheck {
+	c := envCheck{Name: "bash confinement", Status: "ok"}
+	st := sandbox.Probe(ctx)
+	if st.Confined {
+		c.Detail = "bash and bash_process run their commands " + st.String()
+		return c
+	}
+	c.Status = "warn"
+	c.Detail = fmt.Sprintf("bash and bash_process are %s; with sandbox.mode refuse (the default) they refuse to run, with warn they run unconfined", st)
+	return c
 }
 
 // checkDiskSpace reports the free space of the data directory's file

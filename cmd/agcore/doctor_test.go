@@ -92,7 +92,7 @@ func TestDoctor_Clean(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("doctor on a sound store: exit %d\n%s\n%s", code, stdout, stderr)
 	}
-	for _, want := range []string{"opened read-only", "2 of 2 journals sound", "1 pages", "disk space", "no damage found"} {
+	for _, want := range []string{"opened read-only", "2 of 2 journals sound", "1 pages", "disk space", "bash confinement: bash and bash_process", "no damage found"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("report lacks %q:\n%s", want, stdout)
 		}
