@@ -79,8 +79,20 @@ type Config struct {
 	Retry Retry `yaml:"retry"`
 	// Sandbox confines bash's commands. Its mode defaults to "refuse".
 	Sandbox Sandbox `yaml:"sandbox"`
+	// Files configures the file tools (read_file, write_file, edit_file,
+	// list_dir, glob, grep).
+	Files Files `yaml:"files"`
 	// Serve configures the HTTP API of `agcore serve`.
 	Serve Serve `yaml:"serve"`
+}
+
+// Files configures the file tools, which reach files only through a root
+// opened on the workspace and read and write regular files only.
+type Files struct {
+	// AllowHardlinks lets the file tools read and write a regular file
+	// with more than one hard link. False (the default) refuses it, since
+	// another name of the same file may lie outside the workspace.
+	AllowHardlinks bool `yaml:"allow_hardlinks"`
 }
 
 // Retry is the retry policy of model calls. The runtime is their only

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -497,5 +498,38 @@ func TestBuild_RefusalNamesTheConfigKeys(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(cfg.Workspace, "made")); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("the refused command ran (%v)", err)
+	}
+}
+
+// TestBuild_FilesAllowHardlinks reads a file with two hard links through the
+// read_file tool of a built configuration: refused by default, read with
+// files.allow_hardlinks.
+func TestBuild_FilesAllowHardlinks(t *testing.T) {
+	for _, allow := range []bool{false, true} {
+		t.Run(fmt.Sprint(allow), func(t *testing.T) {
+			cfg, err := Parse("agcore.yaml", []byte(fmt.Sprintf("files:\n  allow_hardlinks: %v\n", allow)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			cfg.Workspace = t.TempDir()
+			if err := os.WriteFile(filepath.Join(cfg.Workspace, "a.txt"), []byte("linked content"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Link(filepath.Join(cfg.Workspace, "a.txt"), filepath.Join(cfg.Workspace, "b.txt")); err != nil {
+				t.Skipf("hard links: %v", err)
+			}
+			built, err := Build(t.Context(), cfg, BuildOptions{SkipMCP: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer built.Close()
+			res, err := built.Tools.Call(t.Context(), "read_file", json.RawMessage(`{"path":"a.txt"}`), &toolsys.Context{Workspace: built.Runtime.Workspace})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := !res.IsError && strings.Contains(res.Content, "linked content"); got != allow {
+				t.Errorf("allow_hardlinks %v: read_file = %+v", allow, res)
+			}
+		})
 	}
 }
