@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -28,11 +27,12 @@ one moment, and ends with its length and CRC-32C, so restore refuses a
 truncated or altered file.
 
 A data directory is open in one process at a time (Badger locks it; even a
-reader must wait for a writer to close it), so agcore backup cannot read the
-store of a running agcore serve: it says so and stops. Back up a live store
-from the process that has it open, with Runtime.Backup (or
-memory.Store.Backup), which copies it while sessions keep running; or stop
-the server for the time of the backup.`,
+reader must wait for a writer to close it). While agcore serve runs on it,
+agcore backup asks the server for the backup through the UNIX socket the
+server keeps in the data directory (agcore.sock, the directory owner's
+alone), and the server copies its store while sessions keep running. A
+program that embeds the runtime backs up its live store itself, with
+Runtime.Backup.`,
 		Example: `  agcore backup --data-dir /var/lib/agcore > agcore-$(date +%F).backup
   agcore backup --output agcore.backup`,
 		Args: noArgs,
@@ -47,20 +47,34 @@ the server for the time of the backup.`,
 			if output == "" && logging.IsTerminal(cmd.OutOrStdout()) {
 				return &usageError{errors.New("a backup is binary: redirect standard output to a file, or set --output")}
 			}
+			var write func(io.Writer) (int64, error)
 			store, err := openForCopy(cfg.DataDir, a.log)
-			if err != nil {
+			switch {
+			case errors.Is(err, memory.ErrLocked):
+				// Held by a running server: ask it.
+				write = func(w io.Writer) (int64, error) { return backupThroughServer(cmd.Context(), cfg.DataDir, w) }
+			case err != nil:
 				return err
+			default:
+				defer store.Close()
+				write = func(w io.Writer) (int64, error) {
+					info, err := store.Backup(cmd.Context(), w)
+					return info.Bytes, err
+				}
 			}
-			defer store.Close()
-			info, err := writeBackup(cmd.Context(), store, output, cmd.OutOrStdout())
-			if err != nil {
-				return err
+			n, werr := writeBackup(output, cmd.OutOrStdout(), write)
+			if errors.Is(werr, os.ErrNotExist) && errors.Is(err, memory.ErrLocked) {
+				return fmt.Errorf("%w: a data directory is open in one process at a time, and no agcore serve answered on its socket %s. "+
+					"Back up a live store from the process that has it open, with Runtime.Backup, or stop it and run agcore backup again", err, controlSocket)
+			}
+			if werr != nil {
+				return werr
 			}
 			where := output
 			if where == "" {
 				where = "standard output"
 			}
-			fmt.Fprintf(cmd.ErrOrStderr(), "agcore: backup of %s written to %s: %d bytes\n", cfg.DataDir, where, info.Bytes)
+			fmt.Fprintf(cmd.ErrOrStderr(), "agcore: backup of %s written to %s: %d bytes\n", cfg.DataDir, where, n)
 			return nil
 		},
 	}
@@ -70,32 +84,28 @@ the server for the time of the backup.`,
 
 // openForCopy opens the store in dir to read it all: read-only, or for
 // writing when its write-ahead log needs a replay first. A store in use by
-// another process is an error that says how to back it up instead.
+// another process fails with an error wrapping memory.ErrLocked.
 func openForCopy(dir string, log zerolog.Logger) (*memory.Store, error) {
 	store, err := memory.Open(memory.Options{Dir: dir, ReadOnly: true, Logger: log})
 	if errors.Is(err, memory.ErrNeedsReplay) {
 		store, err = memory.Open(memory.Options{Dir: dir, Logger: log})
 	}
-	if errors.Is(err, memory.ErrLocked) {
-		return nil, fmt.Errorf("%w: a data directory is open in one process at a time, so it cannot be read while agcore serve (or another agcore command) runs on it. "+
-			"Back up a live store from that process with Runtime.Backup, or stop it and run agcore backup again", err)
-	}
 	return store, err
 }
 
-// writeBackup writes the backup of store to the file output (through a
-// temporary file renamed once complete and synced), or to stdout when
-// output is empty.
-func writeBackup(ctx context.Context, store *memory.Store, output string, stdout io.Writer) (memory.BackupInfo, error) {
+// writeBackup has write produce the backup into the file output (through
+// a temporary file renamed once complete and synced), or to stdout when
+// output is empty, and returns its size.
+func writeBackup(output string, stdout io.Writer, write func(io.Writer) (int64, error)) (int64, error) {
 	if output == "" {
-		return store.Backup(ctx, stdout)
+		return write(stdout)
 	}
 	tmp := output + ".partial"
 	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
 	if err != nil {
-		return memory.BackupInfo{}, err
+		return 0, err
 	}
-	info, err := store.Backup(ctx, f)
+	n, err := write(f)
 	if err == nil {
 		err = f.Sync()
 	}
@@ -107,9 +117,9 @@ func writeBackup(ctx context.Context, store *memory.Store, output string, stdout
 	}
 	if err != nil {
 		_ = os.Remove(tmp)
-		return memory.BackupInfo{}, err
+		return 0, err
 	}
-	return info, nil
+	return n, nil
 }
 
 // newRestoreCmd returns `agcore restore`.

@@ -2,9 +2,12 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/binary"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -235,6 +238,39 @@ func TestBackupRestoreCLI(t *testing.T) {
 
 // TestBackup_InUse: agcore backup cannot read a store another process has
 // open, and says how to back it up instead.
+// TestBackup_WhileServing backs up a data directory that a running agcore
+// serve holds open, through the server's control socket, then restores it
+// elsewhere: the restored store is sound and holds the session the server
+// created.
+func TestBackup_WhileServing(t *testing.T) {
+	dir := seedStore(t, "s1")
+	ctx, cancel := context.WithCancel(t.Context())
+	url, done := startServe(t, ctx, "--data-dir", dir)
+	if code, body := request(t, "POST", url+"/v1/sessions", "", `{"id":"live"}`); code != http.StatusCreated {
+		t.Fatalf("create session: %d %s", code, body)
+	}
+	file := filepath.Join(t.TempDir(), "live.backup")
+	code, stdout, stderr := runCLI(t.Context(), t, nil, "--data-dir", dir, "backup", "--output", file)
+	if code != exitOK {
+		t.Fatalf("backup while serving: exit %d\nstdout: %s\nstderr: %s", code, stdout, stderr)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatalf("serve: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, controlSocket)); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the control socket outlived the server: %v", err)
+	}
+	restored := filepath.Join(t.TempDir(), "restored")
+	if code, _, stderr := runCLI(t.Context(), t, nil, "--data-dir", restored, "restore", file); code != exitOK {
+		t.Fatalf("restore: exit %d: %s", code, stderr)
+	}
+	code, stdout, stderr = runCLI(t.Context(), t, nil, "--data-dir", restored, "sessions", "list")
+	if code != exitOK || !strings.Contains(stdout, "s1") || !strings.Contains(stdout, "live") {
+		t.Fatalf("sessions of the restored store: exit %d\n%s%s", code, stdout, stderr)
+	}
+}
+
 func TestBackup_InUse(t *testing.T) {
 	dir := seedStore(t, "s1")
 	store, err := memory.Open(memory.Options{Dir: dir})
@@ -243,7 +279,7 @@ func TestBackup_InUse(t *testing.T) {
 	}
 	defer store.Close()
 	code, stdout, stderr := runCLI(t.Context(), t, nil, "--data-dir", dir, "backup")
-	if code != exitError || stdout != "" || !strings.Contains(stderr, "Runtime.Backup") || !strings.Contains(stderr, "in use") {
+	if code != exitError || stdout != "" || !strings.Contains(stderr, "Runtime.Backup") || !strings.Contains(stderr, "in use") || !strings.Contains(stderr, controlSocket) {
 		t.Fatalf("backup of a store in use: exit %d\nstdout: %q\nstderr: %s", code, stdout, stderr)
 	}
 }

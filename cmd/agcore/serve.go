@@ -298,25 +298,24 @@ func runServe(cmd *cobra.Command, a *app, o serveOptions) (err error) {
 		return fmt.Errorf("data directory %s: %w", o.dataDir, err)
 	}
 	defer func() { err = errors.Join(err, store.Close()) }()
-	journal, err := memory.NewJournal(store, memory.JournalOptions{Logger: component(base, "journal"), Redactor: a.redactor})
-	if err != nil {
-		return err
-	}
-	defer func() { err = errors.Join(err, journal.Close()) }()
 
 	var hooks actors.Hooks
 	metrics.RegisterHooks(&hooks)
 	rt, err := actors.New(actors.Config{
-		Journal: journal, SessionMemory: memory.NewSessionMemory(store, memory.SessionMemoryOptions{}),
-		Provider: provider, Model: o.model,
+		Store: store, Provider: provider, Model: o.model,
 		Tools: tools, Workspace: ws, Hooks: hooks, BasePrompt: demoSystemPrompt, Approver: actors.ManualApprover(),
 		Logger: component(base, "runtime"), Redactor: a.redactor,
 	})
 	if err != nil {
 		return err
 	}
+	stopControl, err := serveControl(o.dataDir, rt, component(base, "control"))
+	if err != nil {
+		log.Warn().Err(err).Msg("no control socket: agcore backup cannot reach this server's store")
+	}
+	defer stopControl()
 	srv, err := httpapi.New(httpapi.Config{
-		Runtime: rt, Journal: journal, Tools: tools, Metrics: metrics,
+		Runtime: rt, Tools: tools, Metrics: metrics,
 		Token: o.token, MaxBodyBytes: o.maxBody, Logger: base,
 		CORSOrigins: o.corsOrigins, AllowedHosts: o.allowedHosts,
 		ReadHeaderTimeout: o.readHeaderTimeout, BodyTimeout: o.bodyTimeout, IdleTimeout: o.idleTimeout,
