@@ -82,7 +82,7 @@ func runTurn(cmd *cobra.Command, a *app, o runOptions, prompt string) error {
 	if !o.jsonOut {
 		fmt.Fprintln(cmd.ErrOrStderr(), t.dim("session "+id))
 	}
-	r := newRenderer(out, t, o.jsonOut)
+	r := newRenderer(out, cmd.ErrOrStderr(), t, o.jsonOut)
 	end, err := playTurn(ctx, sess, messages.UserText(prompt), r, nil, nil)
 	if err == nil {
 		err = turnErr(end)
