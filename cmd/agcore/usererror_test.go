@@ -50,9 +50,11 @@ func TestConfigurationErrors(t *testing.T) {
 		{"mock-llm on a port out of range", []string{"mock-llm", "--addr", "127.0.0.1:99999"}, []string{"--addr", "99999"}},
 		{"mock-llm without its script", []string{"mock-llm", "--addr", "127.0.0.1:0", "--script", filepath.Join(dir, "missing.yaml")}, []string{"--script", "missing.yaml"}},
 		{"mock-llm with a bad script", []string{"mock-llm", "--addr", "127.0.0.1:0", "--script", badScript}, []string{"--script", "bad.yaml"}},
+		{"serve on a port out of range", []string{"serve", "--addr", "127.0.0.1:99999", "--data-dir", data}, []string{"--addr", "99999"}},
 		{"serve on an address without a port", []string{"serve", "--addr", "nonsense", "--data-dir", data}, []string{"--addr", "nonsense"}},
 		{"serve with a bad permission mode", []string{"serve", "--addr", "127.0.0.1:0", "--data-dir", data, "--permission-mode", "yolo"}, []string{"--permission-mode", "yolo"}},
 		{"run with a model the mock does not have", []string{"--data-dir", data, "run", "--workspace", dir, "--model", "mock/nosuch", "hi"}, []string{`"nosuch"`, "known: mock/scripted"}},
+		{"serve with a model the mock does not have", []string{"serve", "--addr", "127.0.0.1:0", "--data-dir", data, "--model", "mock/nosuch"}, []string{`"nosuch"`, "known: mock/scripted"}},
 		{"sessions show with a bad id", []string{"--data-dir", seedStore(t, "s1"), "sessions", "show", "../bad"}, []string{`invalid session id "../bad"`}},
 		{"run with a bad session id", []string{"--data-dir", data, "run", "--workspace", dir, "--model", "mock/scripted", "--session", "../bad", "hi"}, []string{`invalid session id "../bad"`}},
 	}
