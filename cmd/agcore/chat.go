@@ -48,11 +48,16 @@ Commands:
 Input is read while a reply streams, so /cancel stops it at once; other
 lines typed meanwhile run after it, in order. Ctrl-C cancels the running
 turn and leaves (exit code 130). Standard input may be a pipe: the lines are
-then played in order, which makes chat scriptable.`,
+then played in order, which makes chat scriptable.
+
+A turn that fails or stops at a limit is reported once, on standard error,
+and the chat goes on; chat then exits 1 when its input ends (or at /exit).
+The session is created with the first prompt: input without one leaves
+nothing behind.`,
 		Example: `  agcore chat
   agcore chat --model mock/scripted
   agcore chat --session 20250102-150405-1a2b3c
-  printf 'Summarise this project\n/usage\n/exit\n' | agcore chat --model mock/scripted`,
+  printf 'Summarise this project\n/history\n/usage\n/exit\n' | agcore chat --model mock/scripted`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runChat(cmd, a, o) },
 	}

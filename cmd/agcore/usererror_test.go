@@ -83,3 +83,46 @@ func TestConfigurationErrors(t *testing.T) {
 		})
 	}
 }
+
+// FuzzWithoutPackages checks, on any message (a turn's failure reason may
+// hold a provider's or a tool's text), that taking the package prefixes
+// out only removes text, never leaves a part that starts with one, and
+// changes nothing in a message that has none.
+func FuzzWithoutPackages(f *testing.F) {
+	for _, s := range []string{
+		`memory: invalid session id "../bad": contains '/'`,
+		"session bad: memory: journal bad seq 3 corrupt: checksum mismatch",
+		"config: config: memory: x",
+		"openai: unavailable: connection refused",
+		"memory: : : memory:",
+		"read the memory: it is full",
+		"",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		out := withoutPackages(in)
+		if len(out) > len(in) || !strings.HasSuffix(in, out[strings.LastIndex(out, ": ")+1:]) {
+			t.Fatalf("withoutPackages(%q) = %q: not a removal", in, out)
+		}
+		for i := 0; i <= len(out); i++ {
+			if i > 0 && !strings.HasSuffix(out[:i], ": ") {
+				continue
+			}
+			if word, _, ok := strings.Cut(out[i:], ": "); ok && isPackageName(word) {
+				t.Fatalf("withoutPackages(%q) = %q: a part starts with %q", in, out, word)
+			}
+		}
+		has := false
+		for i := 0; i <= len(in); i++ {
+			if i == 0 || strings.HasSuffix(in[:i], ": ") {
+				if word, _, ok := strings.Cut(in[i:], ": "); ok && isPackageName(word) {
+					has = true
+				}
+			}
+		}
+		if !has && out != in {
+			t.Fatalf("withoutPackages(%q) = %q, want it unchanged", in, out)
+		}
+	})
+}
