@@ -325,6 +325,9 @@ func runServe(cmd *cobra.Command, a *app, o serveOptions) (err error) {
 
 	mockURL := ""
 	if sr.mock {
+		// The keys are not sent to the mock, but they stay masked.
+		a.redactor.Add(o.apiKey, "")
+		a.redactor.Add(a.getenv(config.EnvOpenAIAPIKey), "")
 		model, err := scripted.New(scripted.Demo(), scripted.Options{Logger: component(base, "scripted")})
 		if err != nil {
 			return err

@@ -12,6 +12,8 @@ import (
 	"testing"
 
 	"github.com/rs/zerolog"
+
+	"github.com/agcore/agcore/redact"
 )
 
 // startServeApp runs `agcore serve --addr 127.0.0.1:0 args...` for a and
@@ -125,5 +127,34 @@ func TestServe_Config(t *testing.T) {
 				t.Errorf("sessions journaled in %s: %v", tt.wantData(dir), ids)
 			}
 		})
+	}
+}
+
+// TestServe_MockMasksTheKey serves the embedded mock LLM with an API key in
+// the environment and on the command line: the keys are not sent to the
+// mock, yet the process's redactor masks them, as when they are used.
+func TestServe_MockMasksTheKey(t *testing.T) {
+	const envKey, flagKey = "custom-env-key-0123456789", "custom-flag-key-9876543210"
+	r := redact.New()
+	a := &app{stderr: io.Discard, getenv: func(k string) string {
+		if k == "OPENAI_API_KEY" {
+			return envKey
+		}
+		return ""
+	}, log: zerolog.Nop(), redactor: r}
+	ctx, stop := context.WithCancel(t.Context())
+	defer stop()
+	_, line, done := startServeApp(t, ctx, a, "--data-dir", filepath.Join(t.TempDir(), "data"), "--api-key", flagKey)
+	if !strings.Contains(line, "(embedded mock LLM)") {
+		t.Fatalf("runtime line %q: not the mock", line)
+	}
+	for _, key := range []string{envKey, flagKey} {
+		if got := r.String("key " + key); strings.Contains(got, key) {
+			t.Errorf("the redactor lets %q through: %q", key, got)
+		}
+	}
+	stop()
+	if err := <-done; err != nil {
+		t.Fatalf("serve returned %v", err)
 	}
 }
