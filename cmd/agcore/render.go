@@ -7,19 +7,28 @@ import (
 	"time"
 
 	"github.com/agcore/agcore/messages"
+	"github.com/agcore/agcore/providers"
 )
 
 // renderer writes the events of one session's turns for a person: the
 // assistant's text as it streams, a compact line per tool call (with a
 // spinner while it runs, on a terminal, redrawn in place), notes for
-// compactions and agent switches, and a status line when the turn ends.
-// With jsonOut it writes each event as a JSON line instead. It remembers the
-// first write error and then writes nothing more. It is not safe for
-// concurrent use.
+// compactions and agent switches, and a status line when the turn
+// completes or is cancelled. A turn that fails or stops at a limit gets no
+// status line: the command reports it once, on standard error (see
+// turnErr). With jsonOut it writes each event as a JSON line instead. It
+// remembers the first write error and then writes nothing more. It is not
+// safe for concurrent use.
 type renderer struct {
 	w       io.Writer
 	term    term
 	jsonOut bool
+	// errw receives the errors a turn reports besides the one that ends
+	// it.
+	errw io.Writer
+	// errs are the errors reported during the turn, shown when it ends
+	// unless they are the reason it ended.
+	errs []string
 	// now reads the clock (turn durations).
 	now func() time.Time
 
@@ -41,8 +50,10 @@ type toolLine struct {
 	content        string
 }
 
-func newRenderer(w io.Writer, t term, jsonOut bool) *renderer {
-	return &renderer{w: w, term: t, jsonOut: jsonOut, now: time.Now}
+// newRenderer returns a renderer writing to w, and to errw the errors a
+// turn reports besides the one that ends it.
+func newRenderer(w, errw io.Writer, t term, jsonOut bool) *renderer {
+	return &renderer{w: w, errw: errw, term: t, jsonOut: jsonOut, now: time.Now}
 }
 
 // spinning reports whether a tool call is running on a terminal, so that
@@ -99,7 +110,11 @@ func (r *renderer) event(ev messages.Event) {
 			r.write(r.toolText(t) + "\n")
 		}
 	case messages.ErrorEvent:
-		r.note(r.term.red("error: " + oneLine(e.Message, 200)))
+		if e.Kind == providers.KindContextLength.String() {
+			r.note(r.term.dim("(the conversation is too long for the model: compacting it, then retrying)"))
+			break
+		}
+		r.errs = append(r.errs, e.Message)
 	case messages.ContextCompacted:
 		r.note(r.term.dim(fmt.Sprintf("(context compacted, %s: %d → %d tokens)", e.Kind, e.TokensBefore, e.TokensAfter)))
 	case messages.AgentChanged:
@@ -111,7 +126,15 @@ func (r *renderer) event(ev messages.Event) {
 	case messages.TurnEnded:
 		r.endBlock()
 		r.endText()
-		r.note(r.turnSummary(e))
+		for _, msg := range r.errs {
+			if msg != e.Reason && r.errw != nil {
+				fmt.Fprintln(r.errw, "error: "+oneLine(withoutPackages(msg), 200))
+			}
+		}
+		r.errs = nil
+		if summary := r.turnSummary(e); summary != "" {
+			r.note(summary)
+		}
 	}
 }
 
@@ -187,8 +210,12 @@ func (r *renderer) note(s string) {
 	r.write(s + "\n")
 }
 
-// turnSummary is the status line of an ended turn.
+// turnSummary is the status line of an ended turn: empty for a turn that
+// failed or stopped at a limit, which the command reports.
 func (r *renderer) turnSummary(e messages.TurnEnded) string {
+	if e.Outcome != messages.OutcomeCompleted && e.Outcome != messages.OutcomeCancelled {
+		return ""
+	}
 	parts := []string{fmt.Sprintf("%d round trip%s", e.RoundTrips, plural(e.RoundTrips))}
 	if e.Usage.TotalTokens > 0 {
 		parts = append(parts, fmt.Sprintf("%d tokens", e.Usage.TotalTokens))
@@ -200,14 +227,10 @@ func (r *renderer) turnSummary(e messages.TurnEnded) string {
 		parts = append(parts, formatDuration(r.now().Sub(r.started)))
 	}
 	details := strings.Join(parts, " · ")
-	switch e.Outcome {
-	case messages.OutcomeCompleted:
-		return r.term.dim("— " + details)
-	case messages.OutcomeCancelled:
+	if e.Outcome == messages.OutcomeCancelled {
 		return r.term.red(markFail+" cancelled") + r.term.dim(" · "+details)
-	default:
-		return r.term.red(fmt.Sprintf("%s %s: %s", markFail, e.Outcome, oneLine(e.Reason, 200))) + r.term.dim(" · "+details)
 	}
+	return r.term.dim("— " + details)
 }
 
 func (r *renderer) write(s string) {

@@ -3,11 +3,13 @@ package main
 import (
 	"bytes"
 	"errors"
+	"io"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/agcore/agcore/messages"
+	"github.com/agcore/agcore/providers"
 )
 
 // turnEvents is a turn with text, two parallel tool calls (one failing)
@@ -48,7 +50,7 @@ func TestRenderer(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var buf bytes.Buffer
-			r := newRenderer(&buf, tt.term, false)
+			r := newRenderer(&buf, io.Discard, tt.term, false)
 			clock := time.Unix(0, 0)
 			r.now = func() time.Time { clock = clock.Add(500 * time.Millisecond); return clock }
 			for _, ev := range turnEvents() {
@@ -61,28 +63,52 @@ func TestRenderer(t *testing.T) {
 	}
 }
 
+// TestRenderer_Outcomes checks the status line of each outcome: a failed
+// turn, or one stopped at a limit, gets none (the command reports it once,
+// on standard error), and its error events are not repeated; an error
+// that is not why the turn ended goes to the error stream.
 func TestRenderer_Outcomes(t *testing.T) {
 	tests := []struct {
-		ev   messages.TurnEnded
-		want string
+		name        string
+		events      []messages.Event
+		want, wantE string
 	}{
-		{messages.TurnEnded{Outcome: messages.OutcomeCancelled, RoundTrips: 1}, "✗ cancelled · 1 round trip\n"},
-		{messages.TurnEnded{Outcome: messages.OutcomeFailed, Reason: "provider down"}, "✗ failed: provider down · 0 round trips\n"},
-		{messages.TurnEnded{Outcome: messages.OutcomeLimit, Reason: "max round trips", Cost: 0.5}, "✗ limit: max round trips · 0 round trips · $0.5000\n"},
+		{"cancelled", []messages.Event{messages.TurnEnded{Outcome: messages.OutcomeCancelled, RoundTrips: 1}}, "✗ cancelled · 1 round trip\n", ""},
+		{"failed", []messages.Event{
+			messages.TextDelta{Text: "Let me look."},
+			messages.ErrorEvent{Message: "provider down", Kind: "server"},
+			messages.TurnEnded{Outcome: messages.OutcomeFailed, Reason: "provider down"},
+		}, "Let me look.\n", ""},
+		{"limit", []messages.Event{messages.TurnEnded{Outcome: messages.OutcomeLimit, Reason: "max round trips", Cost: 0.5}}, "", ""},
+		{"an error besides the outcome", []messages.Event{
+			messages.ErrorEvent{Message: "memory: index lagging", Kind: "runtime"},
+			messages.TurnEnded{Outcome: messages.OutcomeCompleted, RoundTrips: 1},
+		}, "— 1 round trip\n", "error: index lagging\n"},
+		{"context length", []messages.Event{
+			messages.ErrorEvent{Message: "too long", Kind: providers.KindContextLength.String()},
+			messages.TurnEnded{Outcome: messages.OutcomeCompleted, RoundTrips: 2},
+		}, "(the conversation is too long for the model: compacting it, then retrying)\n— 2 round trips\n", ""},
 	}
 	for _, tt := range tests {
-		var buf bytes.Buffer
-		r := newRenderer(&buf, term{}, false)
-		r.event(tt.ev)
-		if got := buf.String(); got != tt.want {
-			t.Errorf("%s: got %q, want %q", tt.ev.Outcome, got, tt.want)
-		}
+		t.Run(tt.name, func(t *testing.T) {
+			var buf, errBuf bytes.Buffer
+			r := newRenderer(&buf, &errBuf, term{}, false)
+			for _, ev := range tt.events {
+				r.event(ev)
+			}
+			if got := buf.String(); got != tt.want {
+				t.Errorf("got %q, want %q", got, tt.want)
+			}
+			if got := errBuf.String(); got != tt.wantE {
+				t.Errorf("error stream got %q, want %q", got, tt.wantE)
+			}
+		})
 	}
 }
 
 func TestRenderer_JSON(t *testing.T) {
 	var buf bytes.Buffer
-	r := newRenderer(&buf, term{tty: true, color: true}, true)
+	r := newRenderer(&buf, io.Discard, term{tty: true, color: true}, true)
 	for _, ev := range turnEvents() {
 		r.event(ev)
 	}
@@ -103,7 +129,7 @@ func TestRenderer_JSON(t *testing.T) {
 
 func TestRenderer_UnfinishedToolsAndColour(t *testing.T) {
 	var buf bytes.Buffer
-	r := newRenderer(&buf, term{}, false)
+	r := newRenderer(&buf, io.Discard, term{}, false)
 	r.event(messages.ToolStarted{CallID: "c1", Name: "bash", Arguments: `{"command":"sleep 9"}`})
 	r.event(messages.TurnEnded{Outcome: messages.OutcomeCancelled})
 	if got := buf.String(); !strings.HasPrefix(got, "… bash (did not finish)\n") {
@@ -119,7 +145,7 @@ func TestRenderer_UnfinishedToolsAndColour(t *testing.T) {
 
 func TestRenderer_StopsAfterWriteError(t *testing.T) {
 	w := &failingWriter{}
-	r := newRenderer(w, term{}, false)
+	r := newRenderer(w, io.Discard, term{}, false)
 	r.event(messages.TextDelta{Text: "a"})
 	r.event(messages.TextDelta{Text: "b"})
 	if w.calls != 1 || r.err == nil {

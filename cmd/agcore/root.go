@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 
 	"github.com/rs/zerolog"
@@ -57,11 +58,17 @@ func (e *usageError) Unwrap() error { return e.err }
 // output goes to stdout, logs and errors to stderr; getenv reads the
 // environment. Cancelling ctx (SIGINT, SIGTERM) stops long-running commands.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) int {
+	return runIO(ctx, args, os.Stdin, stdout, stderr, getenv)
+}
+
+// runIO is run with stdin as the commands' standard input.
+func runIO(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) int {
 	r := redact.New()
 	stdout, rawStderr, stderr := masked(stdout, r), stderr, masked(stderr, r)
 	a := &app{stdout: stdout, stderr: stderr, rawStderr: rawStderr, getenv: getenv, log: zerolog.Nop(), redactor: r}
 	root := newRootCmd(a)
 	root.SetArgs(args)
+	root.SetIn(stdin)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	err := root.ExecuteContext(ctx)
@@ -72,14 +79,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 		fmt.Fprintln(stderr, "agcore: interrupted")
 		return exitInterrupted
 	}
-	fmt.Fprintf(stderr, "agcore: %v\n", err)
-	if _, ok := errors.AsType[*usageError](err); ok {
-		if !errors.Is(err, config.ErrInvalid) {
-			fmt.Fprintln(stderr, "Run 'agcore --help' for usage.")
-		}
-		return exitUsage
+	fmt.Fprintf(stderr, "agcore: %s\n", userMessage(err))
+	code := exitCode(err)
+	if _, ok := errors.AsType[*usageError](err); ok && !errors.Is(err, config.ErrInvalid) {
+		fmt.Fprintln(stderr, "Run 'agcore --help' for usage.")
 	}
-	return exitError
+	return code
 }
 
 // newRootCmd returns the agcore command with its subcommands.

@@ -29,9 +29,14 @@ The session is journaled in the data directory (--data-dir), so it can be
 listed, replayed, exported or continued later with --session. The model,
 agents, tools and permissions come from the configuration file (--config).
 
+The reply goes to standard output. A turn that fails or stops at a limit
+is reported once, on standard error ("agcore: turn 1 failed: ..."); turns
+are numbered from 1.
+
 Exit codes: 0 when the turn completed, 1 when it failed or hit a limit,
-2 for a usage or configuration error, 130 when interrupted (Ctrl-C cancels
-the turn, and the cancellation is journaled).`,
+2 for a usage or configuration error (a bad flag, an unknown model, a
+session id that is not valid), 130 when interrupted (Ctrl-C cancels the
+turn, and the cancellation is journaled).`,
 		Example: `  agcore run "What does main.go do?"
   agcore run --model mock/scripted "Summarise this project"
   agcore run --session 20250102-150405-1a2b3c "And the tests?"
@@ -82,7 +87,7 @@ func runTurn(cmd *cobra.Command, a *app, o runOptions, prompt string) error {
 	if !o.jsonOut {
 		fmt.Fprintln(cmd.ErrOrStderr(), t.dim("session "+id))
 	}
-	r := newRenderer(out, t, o.jsonOut)
+	r := newRenderer(out, cmd.ErrOrStderr(), t, o.jsonOut)
 	end, err := playTurn(ctx, sess, messages.UserText(prompt), r, nil, nil)
 	if err == nil {
 		err = turnErr(end)

@@ -110,16 +110,23 @@ func newSessionID(now time.Time) string {
 	return now.UTC().Format("20060102-150405") + "-" + hex.EncodeToString(b[:])
 }
 
-// turnErr is the error a command returns for a turn that did not
-// complete: nil for a completed turn.
+// turnErr is the error a command reports for a turn that did not
+// complete, naming the turn from 1 as every output for people does (the
+// journal counts from 0); nil for a completed turn.
 func turnErr(e messages.TurnEnded) error {
+	n := e.Turn + 1
 	switch e.Outcome {
 	case messages.OutcomeCompleted:
 		return nil
 	case messages.OutcomeCancelled:
-		return fmt.Errorf("turn %d cancelled: %s", e.Turn, e.Reason)
+		if e.Reason == "" {
+			return fmt.Errorf("turn %d cancelled", n)
+		}
+		return fmt.Errorf("turn %d cancelled: %s", n, e.Reason)
+	case messages.OutcomeLimit:
+		return fmt.Errorf("turn %d stopped at a limit: %s", n, e.Reason)
 	default:
-		return fmt.Errorf("turn %d %s: %s", e.Turn, e.Outcome, e.Reason)
+		return fmt.Errorf("turn %d %s: %s", n, e.Outcome, e.Reason)
 	}
 }
 

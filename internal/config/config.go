@@ -25,6 +25,9 @@ const (
 	// DefaultMCPCallTimeout bounds one MCP tool call when a server sets no
 	// call_timeout.
 	DefaultMCPCallTimeout = 60 * time.Second
+	// DefaultPermissionMode is the permission mode Build uses when
+	// permissions.mode is empty.
+	DefaultPermissionMode = "accept-edits"
 )
 
 // The provider types.
@@ -237,12 +240,15 @@ type MCPServer struct {
 }
 
 // Permissions configure the permission pipeline every tool call passes:
-// deny rules, then the mode, then allow rules. There is no approver in the
-// command line, so a call that would need approval is denied.
+// deny rules, then the mode, then allow rules. A call that would need
+// approval waits for an answer through the API of `agcore serve`; run and
+// chat have no one to ask, so there such a call is denied.
 type Permissions struct {
-	// Mode is "ask" (read-only tools run), "read-only", "accept-edits"
-	// (tools up to write run; the default) or "bypass" (everything that no
-	// deny rule stops runs).
+	// Mode is "ask" (read-only tools run; others need approval),
+	// "read-only", "accept-edits" (tools up to write run) or "bypass"
+	// (everything that no deny rule stops runs). Empty means the command's
+	// default: DefaultPermissionMode for run and chat, and "ask" for
+	// serve, which takes approvals through its API.
 	Mode string `yaml:"mode"`
 	// Allow rules ("bash(go test *)", "write_file(docs/**)") run matching
 	// calls without asking.
@@ -274,7 +280,8 @@ type Limits struct {
 
 // Default returns the configuration used when there is no file: an openai
 // provider reading OPENAI_API_KEY, the offline "mock" provider, one default
-// agent, accept-edits permissions, the default limits and retry policy.
+// agent, the command's default permission mode (see Permissions.Mode), the
+// default limits and retry policy.
 func Default() *Config {
 	return &Config{
 		Durability:   "sync",
@@ -283,8 +290,7 @@ func Default() *Config {
 			{Name: "openai", Type: TypeOpenAI, APIKeyEnv: "OPENAI_API_KEY", DefaultModel: "gpt-4o-mini", Timeout: DefaultProviderTimeout},
 			{Name: "mock", Type: TypeScripted},
 		},
-		Permissions: Permissions{Mode: "accept-edits"},
-		Sandbox:     Sandbox{Mode: "refuse"},
+		Sandbox: Sandbox{Mode: "refuse"},
 		Limits: Limits{
 			MaxRoundTrips:    DefaultMaxRoundTrips,
 			ToolTimeout:      DefaultToolTimeout,
@@ -319,9 +325,6 @@ func (c *Config) fillDefaults() {
 		if c.MCPServers[i].CallTimeout == 0 {
 			c.MCPServers[i].CallTimeout = DefaultMCPCallTimeout
 		}
-	}
-	if c.Permissions.Mode == "" {
-		c.Permissions.Mode = d.Permissions.Mode
 	}
 	if c.Sandbox.Mode == "" {
 		c.Sandbox.Mode = d.Sandbox.Mode

@@ -126,6 +126,8 @@ func TestParse_Errors(t *testing.T) {
 		{"base url", "providers:\n  - name: openai\n    type: openai\n    base_url: ftp://x\n    default_model: m\n", `agcore.yaml:4: providers[0].base_url: want an http or https URL, got "ftp://x"`},
 		{"scripted with base url", "providers:\n  - name: mock\n    type: scripted\n    base_url: http://x\ndefault_model: mock/s\n", `agcore.yaml:4: providers[0].base_url: only for type openai`},
 		{"missing script", "providers:\n  - name: mock\n    type: scripted\n    script: nope.yaml\ndefault_model: mock/s\n", `agcore.yaml:4: providers[0].script: `},
+		{"unknown scripted model", "agents:\n  - name: a\n    model: mock/nosuch\n", `agcore.yaml:3: agents[0].model: provider mock has no model "nosuch" (known: mock/scripted)`},
+		{"unknown model of a scripted provider with a default model", "providers:\n  - {name: fake, type: scripted, default_model: demo}\ndefault_model: fake/other\n", `agcore.yaml:3: default_model: provider fake has no model "other" (known: fake/demo)`},
 		{"model ref without slash", "default_model: gpt-4o\n", `agcore.yaml:1: default_model: want "provider/model", got "gpt-4o"`},
 		{"negative price", "models:\n  - name: m\n    output_per_million: -1\n", `agcore.yaml:3: models[0].output_per_million: must not be negative, got -1`},
 		{"unnamed model", "models:\n  - input_per_million: 1\n", `agcore.yaml:2: models[0].name: required`},
@@ -183,7 +185,7 @@ func TestParse_RelativePaths(t *testing.T) {
 		t.Fatal(err)
 	}
 	cfg, err := Parse(filepath.Join(dir, "agcore.yaml"), []byte(
-		"workspace: ws\nproviders:\n  - {name: mock, type: scripted, script: rules.yaml}\ndefault_model: mock/x\n"))
+		"workspace: ws\nproviders:\n  - {name: mock, type: scripted, script: rules.yaml}\ndefault_model: mock/scripted\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -204,7 +206,7 @@ func TestPrecedence(t *testing.T) {
 	}{
 		{"file", nil, Overrides{}, "/from/file", "http://file:1/v1", "mock/scripted"},
 		{"environment over file", env, Overrides{}, "/from/env", "http://env:2/v1", "openai/env-model"},
-		{"flags over environment", env, Overrides{DataDir: "/from/flag", BaseURL: "http://flag:3/v1", Model: "mock/x"}, "/from/flag", "http://flag:3/v1", "mock/x"},
+		{"flags over environment", env, Overrides{DataDir: "/from/flag", BaseURL: "http://flag:3/v1", Model: "mock/"}, "/from/flag", "http://flag:3/v1", "mock/"},
 		{"bare flag model is an openai model", nil, Overrides{Model: "gpt-4.1"}, "/from/file", "http://file:1/v1", "openai/gpt-4.1"},
 	}
 	for _, tt := range tests {
@@ -235,6 +237,8 @@ func TestApply_Errors(t *testing.T) {
 	}{
 		{"unknown provider", Overrides{Model: "foo/bar"}, `--model: unknown provider "foo" (known: openai, mock)`},
 		{"bad url", Overrides{BaseURL: "nope"}, `providers[0].base_url: want an http or https URL, got "nope"`},
+		{"unknown model of a scripted provider", Overrides{Model: "mock/nosuch"}, `--model: provider mock has no model "nosuch" (known: mock/scripted)`},
+		{"permission mode", Overrides{PermissionMode: "yolo"}, `--permission-mode: unknown permission mode "yolo" (want ask, read-only, accept-edits or bypass)`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -531,5 +535,31 @@ func TestBuild_FilesAllowHardlinks(t *testing.T) {
 				t.Errorf("allow_hardlinks %v: read_file = %+v", allow, res)
 			}
 		})
+	}
+}
+
+// TestPermissions_Mode checks that a file without permissions.mode leaves
+// the mode to the command (Build then uses DefaultPermissionMode), and that
+// --permission-mode replaces the file's mode.
+func TestPermissions_Mode(t *testing.T) {
+	cfg, err := Parse("agcore.yaml", []byte("permissions:\n  allow: [\"bash(go test *)\"]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Permissions.Mode != "" {
+		t.Errorf("mode %q, want it left to the command", cfg.Permissions.Mode)
+	}
+	if got := cfg.permissionConfig().Mode; got != toolsys.ModeAcceptEdits {
+		t.Errorf("built mode %v, want %s", got, DefaultPermissionMode)
+	}
+	cfg, err = Parse("agcore.yaml", []byte("permissions:\n  mode: bypass\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cfg.Apply(Overrides{PermissionMode: "read-only"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := cfg.permissionConfig().Mode; got != toolsys.ModeReadOnly {
+		t.Errorf("mode %v after --permission-mode read-only", got)
 	}
 }

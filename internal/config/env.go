@@ -9,6 +9,7 @@ import (
 
 	"github.com/agcore/agcore/actors"
 	"github.com/agcore/agcore/memory"
+	"github.com/agcore/agcore/toolsys"
 )
 
 // The environment variables agcore reads. They override the file and are
@@ -105,6 +106,8 @@ type Overrides struct {
 	BaseURL string
 	// APIKey is the API key of the "openai" provider.
 	APIKey string
+	// PermissionMode replaces permissions.mode.
+	PermissionMode string
 
 	// source names where the overrides come from in errors; empty means
 	// flags.
@@ -126,6 +129,13 @@ func (c *Config) Apply(o Overrides) error {
 	}
 	if o.Workspace != "" {
 		c.Workspace = o.Workspace
+	}
+	if o.PermissionMode != "" {
+		if _, err := toolsys.ParseMode(o.PermissionMode); err != nil {
+			ps.add(key("permission-mode", ""), "%v", err)
+		} else {
+			c.Permissions.Mode = o.PermissionMode
+		}
 	}
 	if o.BaseURL != "" || o.APIKey != "" {
 		p := c.provider(OpenAIProvider)

@@ -68,8 +68,10 @@ func (c *Config) validate() []Problem {
 	}
 	c.validateAgents(&ps)
 	c.validateMCP(&ps)
-	if _, err := toolsys.ParseMode(c.Permissions.Mode); err != nil {
-		ps.add("permissions.mode", "%v", err)
+	if c.Permissions.Mode != "" {
+		if _, err := toolsys.ParseMode(c.Permissions.Mode); err != nil {
+			ps.add("permissions.mode", "%v", err)
+		}
 	}
 	for name, rules := range map[string][]string{"allow": c.Permissions.Allow, "deny": c.Permissions.Deny} {
 		for i, r := range rules {
@@ -178,6 +180,18 @@ func (c *Config) checkModelRef(ps *problems, key, ref string) {
 	if model == "" && p.DefaultModel == "" && p.Type != TypeScripted {
 		ps.add(key, "%q names no model and provider %s has no default_model", ref, name)
 	}
+	if p.Type == TypeScripted && model != "" && model != p.scriptedModel() {
+		ps.add(key, "provider %s has no model %q (known: %s/%s)", name, model, name, p.scriptedModel())
+	}
+}
+
+// scriptedModel is the one model a scripted provider answers as: its
+// default_model, or scripted.DefaultModel.
+func (p *Provider) scriptedModel() string {
+	if p.DefaultModel != "" {
+		return p.DefaultModel
+	}
+	return scripted.DefaultModel
 }
 
 func (c *Config) validateAgents(ps *problems) {
