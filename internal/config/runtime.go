@@ -119,7 +119,7 @@ func Build(ctx context.Context, c *Config, opts BuildOptions) (*Built, error) {
 	}
 	ws, err := toolsys.NewWorkspace(dir)
 	if err != nil {
-		return nil, fmt.Errorf("config: workspace: %w", err)
+		return nil, fmt.Errorf("config: %w", err) // NewWorkspace names the workspace
 	}
 	b.closers = append(b.closers, ws.Close)
 	durability, err := parseDurability(c.Durability)
