@@ -623,3 +623,66 @@ func TestOpenAPI_ResponsesMatchSchemas(t *testing.T) {
 		}
 	}
 }
+
+// TestHTTPAPIGuide checks docs/http-api.md against the document: it has a
+// section for every route, with its method and path and a curl example, and
+// none for a route the server lacks; its table of error codes has every
+// code with its status; it names every event of the streams.
+func TestHTTPAPIGuide(t *testing.T) {
+	d := loadOpenAPI(t)
+	b, err := os.ReadFile("../../docs/http-api.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	guide := string(b)
+
+	sections := map[string]string{}
+	heading := regexp.MustCompile(`(?m)^### ([A-Z]+ /\S*)$`)
+	locs := heading.FindAllStringSubmatchIndex(guide, -1)
+	for i, loc := range locs {
+		end := len(guide)
+		if i+1 < len(locs) {
+			end = locs[i+1][0]
+		}
+		sections[guide[loc[2]:loc[3]]] = guide[loc[1]:end]
+	}
+	documented := slices.Sorted(maps.Keys(d.operations(t)))
+	if got := slices.Sorted(maps.Keys(sections)); !slices.Equal(got, documented) {
+		t.Errorf("the guide's route sections %v\nthe document's routes %v", got, documented)
+	}
+	for route, text := range sections {
+		method, path, _ := strings.Cut(route, " ")
+		if !strings.Contains(text, "curl ") {
+			t.Errorf("section %s has no curl example", route)
+		}
+		// curl sends a POST for -d.
+		if method != "GET" && !strings.Contains(text, "-X "+method) && (method != "POST" || !strings.Contains(text, " -d '")) {
+			t.Errorf("section %s: its example does not send a %s", route, method)
+		}
+		if static, _, _ := strings.Cut(path, "{"); !strings.Contains(text, "localhost:8080"+static) {
+			t.Errorf("section %s: its example does not call %s", route, static)
+		}
+	}
+
+	// code -> status, from the document's ErrorCode and from the guide.
+	row := regexp.MustCompile("(?m)^\\| `?([a-z_]+)`? \\| ([0-9]{3}) \\|")
+	table := func(s string) map[string]string {
+		out := map[string]string{}
+		for _, m := range row.FindAllStringSubmatch(s, -1) {
+			out[m[1]] = m[2]
+		}
+		return out
+	}
+	desc, _ := d.lookup("#/components/schemas/ErrorCode/description").(string)
+	want, got := table(desc), table(guide)
+	if len(want) == 0 || !maps.Equal(got, want) {
+		t.Errorf("the guide's error codes %v\nthe document's %v", got, want)
+	}
+
+	events, _ := d.lookup(responsePointer("POST /v1/sessions/{id}/turns", 200) + "/content/text~1event-stream/x-events").(map[string]any)
+	for name := range events {
+		if !strings.Contains(guide, "`"+name+"`") {
+			t.Errorf("the guide does not name the event %s", name)
+		}
+	}
+}
