@@ -439,6 +439,7 @@ func (c *conformance) check(op string, status int, method, path, body string, he
 		_, _ = b.ReadFrom(resp.Body)
 		t.Fatalf("%s %s: status %d, want %d: %s", method, path, resp.StatusCode, status, b)
 	}
+	c.request(op, resp.StatusCode, body)
 	mptr := c.response(op, resp)
 	switch mt := mediaType(t, resp); {
 	case mptr == "":
@@ -459,6 +460,26 @@ func (c *conformance) check(op string, status int, method, path, body string, he
 			c.validate(fmt.Sprintf("%s %d", op, status), mptr+"/schema", b.Bytes())
 		}
 		return b.Bytes()
+	}
+}
+
+// request checks the JSON body of a request for op against the documented
+// request body: the server answered status, so the body must validate when
+// the status is a success, and must not when it is a 400.
+func (c *conformance) request(op string, status int, body string) {
+	c.t.Helper()
+	method, path, _ := strings.Cut(op, " ")
+	ptr := "#/paths/" + escape(path) + "/" + strings.ToLower(method) + "/requestBody/content/application~1json/schema"
+	if body == "" || c.d.lookup(ptr) == nil {
+		return
+	}
+	v, err := jsonschema.UnmarshalJSON(strings.NewReader(body))
+	valid := err == nil && c.d.schema(c.t, ptr).Validate(v) == nil
+	switch {
+	case status < 300 && !valid:
+		c.t.Errorf("%s: the server accepted a body the document refuses: %.200s", op, body)
+	case status == http.StatusBadRequest && valid:
+		c.t.Errorf("%s: the server refused a body the document accepts: %.200s", op, body)
 	}
 }
 
@@ -570,6 +591,7 @@ func TestOpenAPI_ResponsesMatchSchemas(t *testing.T) {
 	}
 
 	c.check("POST /v1/sessions/{id}/cancel", 200, "POST", "/v1/sessions/s1/cancel", "")
+	c.check("POST /v1/sessions/{id}/cancel", 200, "POST", "/v1/sessions/s1/cancel", "{}")
 	c.check("DELETE /v1/sessions/{id}", 204, "DELETE", "/v1/sessions/s1", "")
 
 	// Errors, each checked against the response documented for its status.
@@ -591,6 +613,9 @@ func TestOpenAPI_ResponsesMatchSchemas(t *testing.T) {
 		{turns, "POST", "/v1/sessions/nope/turns", `{"input":"hi"}`, 404, nil},
 		{answer, "POST", "/v1/sessions/s2/approvals/nope", `{"allow":true}`, 404, nil},
 		{answer, "POST", "/v1/sessions/s2/approvals/nope", `{}`, 400, nil},
+		{answer, "POST", "/v1/sessions/s2/approvals/nope", `{"allow":"yes"}`, 400, nil},
+		{turns, "POST", "/v1/sessions/s2/turns", `{"input":"hi","stream":true}`, 400, nil},
+		{"POST /v1/sessions/{id}/cancel", "POST", "/v1/sessions/s2/cancel", `{"now":true}`, 400, nil},
 		{sessions, "GET", "/v1/sessions?limit=0", "", 400, nil},
 		{sessions, "GET", "/v1/sessions", "", 401, []string{"Authorization", ""}},
 		{sessions, "GET", "/v1/sessions", "", 421, []string{"Host", "evil.example:80"}},
@@ -683,6 +708,16 @@ func TestHTTPAPIGuide(t *testing.T) {
 	for name := range events {
 		if !strings.Contains(guide, "`"+name+"`") {
 			t.Errorf("the guide does not name the event %s", name)
+		}
+	}
+}
+
+// BenchmarkOpenAPI measures building the document, which a server does
+// once, on the first request for it.
+func BenchmarkOpenAPI(b *testing.B) {
+	for b.Loop() {
+		if _, err := httpapi.OpenAPI(); err != nil {
+			b.Fatal(err)
 		}
 	}
 }

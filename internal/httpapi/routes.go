@@ -86,8 +86,6 @@ func routeTable() []route {
 	sessionNotFound := failure{http.StatusNotFound, "The session does not exist.", []string{CodeSessionNotFound}}
 	sessionGone := failure{http.StatusServiceUnavailable, "The session was stopped by its supervisor, or the runtime is shutting down.",
 		[]string{CodeSessionStopped, CodeShuttingDown}}
-	badBody := failure{http.StatusBadRequest, "The body is not valid: malformed JSON, an unknown field, or a field with a wrong value; the message names it.",
-		[]string{CodeBadRequest, CodeInvalidJSON, CodeUnknownField}}
 	return []route{
 		{http.MethodGet, "/healthz", (*Server).handleHealth, operation{
 			id: "getHealth", tag: tagOperations, public: true,
@@ -199,7 +197,8 @@ func routeTable() []route {
 				{http.StatusNotFound, "The session does not exist, or a resubmitted turn_id names a turn that cannot be found any more.",
 					[]string{CodeSessionNotFound, CodeTurnNotFound}},
 				{http.StatusConflict, "A turn is running and the session rejects inputs mid-turn.", []string{CodeSessionBusy}},
-				{http.StatusServiceUnavailable, "The session was stopped by its supervisor, or the server is shutting down.",
+				{http.StatusServiceUnavailable, "The session was stopped by its supervisor, the server is shutting down, " +
+					"or the client did not read the turn's events fast enough.",
 					[]string{CodeSessionStopped, CodeShuttingDown, CodeSlowSubscriber}},
 			},
 		}},
@@ -208,9 +207,13 @@ func routeTable() []route {
 			summary: "Cancel the running turn",
 			description: "Cancels the session's running turn, if any: its streams end with turn_ended, " +
 				"outcome cancelled. The body is optional and, when sent, must be an empty object.",
-			body:     &requestBody{value: struct{}{}, description: "An empty object, or no body."},
-			replies:  []reply{{status: http.StatusOK, description: "Whether a turn was running.", json: CancelResponse{}}},
-			failures: []failure{badBody, sessionNotFound, sessionGone},
+			body:    &requestBody{value: struct{}{}, description: "An empty object, or no body."},
+			replies: []reply{{status: http.StatusOK, description: "Whether a turn was running.", json: CancelResponse{}}},
+			failures: []failure{
+				{http.StatusBadRequest, "The body is not empty or {}, or the session id is not valid.",
+					[]string{CodeBadRequest, CodeInvalidJSON, CodeUnknownField}},
+				sessionNotFound, sessionGone,
+			},
 		}},
 		{http.MethodGet, "/v1/sessions/{id}/events", (*Server).handleEvents, operation{
 			id: "watchSession", tag: tagTurns,
