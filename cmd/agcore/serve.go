@@ -99,7 +99,11 @@ arrive within --body-timeout (408), headers within --read-header-timeout;
 an idle connection is closed after --idle-timeout, and at most
 --max-connections connections (event streams included) are open at once.
 The serve section of the configuration file sets the same (see
-docs/agcore.example.yaml); flags override it.`,
+docs/agcore.example.yaml); flags override it.
+
+Every route, its parameters, bodies, errors and stream events are described
+by the OpenAPI 3.1 document the server serves at GET /v1/openapi.json (with
+the token, when one is set); docs/http-api.md is the guide, with examples.`,
 		Example: `  agcore serve
   agcore --config ./agcore.yaml serve --addr 127.0.0.1:9000
   agcore serve --addr 127.0.0.1:9000 --token "$(openssl rand -hex 16)" --data-dir ./data

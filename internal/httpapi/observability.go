@@ -12,7 +12,9 @@ import (
 
 // Health is the body of /healthz and /readyz.
 type Health struct {
-	Status string `json:"status"` // "ok" or "shutting_down"
+	// Status is "ok". A server that is shutting down answers /readyz
+	// with an error instead.
+	Status string `json:"status" jsonschema:"enum=ok"`
 }
 
 // History is the body of GET /v1/sessions/{id}/history.
