@@ -22,8 +22,11 @@ type History struct {
 	Session string `json:"session"`
 	// Turns is the number of turns started.
 	Turns int `json:"turns"`
-	// Messages is the stored conversation: user, assistant and tool
-	// messages, summaries of compacted parts included.
+	// Messages is the conversation as the model saw it: user, assistant
+	// and tool messages, summaries of compacted parts included. A call
+	// cut off by a cancellation or a crash is answered as interrupted, as
+	// the model was told; a call of the turn still running has no answer
+	// yet.
 	Messages []messages.Message `json:"messages"`
 }
 
@@ -90,10 +93,10 @@ func (s *Server) handleHistory(w http.ResponseWriter, r *http.Request) {
 		writeError(w, err)
 		return
 	}
-	msgs := st.History
-	if msgs == nil {
-		msgs = []messages.Message{}
-	}
+	// As the model saw it: a call cut off by a cancellation or a crash is
+	// answered as interrupted; a call of the turn still running has no
+	// answer yet.
+	msgs := st.Messages(memory.ViewOptions{KeepPending: true})
 	writeJSON(w, http.StatusOK, History{Session: id, Turns: st.Turn, Messages: msgs})
 }
 

@@ -25,7 +25,7 @@ func goComments() map[string]string {
 		"github.com/agcore/agcore/internal/httpapi.Health":                         "Health is the body of /healthz and /readyz.",
 		"github.com/agcore/agcore/internal/httpapi.Health.Status":                  "Status is \"ok\". A server that is shutting down answers /readyz with an error instead.",
 		"github.com/agcore/agcore/internal/httpapi.History":                        "History is the body of GET /v1/sessions/{id}/history.",
-		"github.com/agcore/agcore/internal/httpapi.History.Messages":               "Messages is the stored conversation: user, assistant and tool messages, summaries of compacted parts included.",
+		"github.com/agcore/agcore/internal/httpapi.History.Messages":               "Messages is the conversation as the model saw it: user, assistant and tool messages, summaries of compacted parts included. A call cut off by a cancellation or a crash is answered as interrupted, as the model was told; a call of the turn still running has no answer yet.",
 		"github.com/agcore/agcore/internal/httpapi.History.Turns":                  "Turns is the number of turns started.",
 		"github.com/agcore/agcore/internal/httpapi.PendingApproval":                "PendingApproval is a tool call waiting for a decision.",
 		"github.com/agcore/agcore/internal/httpapi.PendingApproval.Arguments":      "Arguments are the call's raw arguments (secret placeholders, never secret values).",
