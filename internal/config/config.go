@@ -85,6 +85,8 @@ type Config struct {
 	// Files configures the file tools (read_file, write_file, edit_file,
 	// list_dir, glob, grep).
 	Files Files `yaml:"files"`
+	// WebFetch configures the web_fetch tool.
+	WebFetch WebFetch `yaml:"web_fetch"`
 	// Serve configures the HTTP API of `agcore serve`.
 	Serve Serve `yaml:"serve"`
 }
@@ -96,6 +98,14 @@ type Files struct {
 	// with more than one hard link. False (the default) refuses it, since
 	// another name of the same file may lie outside the workspace.
 	AllowHardlinks bool `yaml:"allow_hardlinks"`
+}
+
+// WebFetch configures the web_fetch tool.
+type WebFetch struct {
+	// AllowedHosts are the hosts web_fetch may reach, on every redirect
+	// too: "docs.example.com", "*.example.com" for any subdomain, "*" for
+	// any host. Empty (the default) means none: every fetch is refused.
+	AllowedHosts []string `yaml:"allowed_hosts"`
 }
 
 // Retry is the retry policy of model calls. The runtime is their only

@@ -149,6 +149,7 @@ func TestParse_Errors(t *testing.T) {
 		{"mid turn", "limits:\n  mid_turn: drop\n", `agcore.yaml:2: limits.mid_turn: unknown mid-turn policy "drop" (known: queue, interrupt, reject)`},
 		{"negative attempts", "retry:\n  max_attempts: -1\n", `agcore.yaml:2: retry.max_attempts: must not be negative, got -1 (1 disables retrying)`},
 		{"negative retry-after cap", "retry:\n  max_retry_after: -5s\n", `agcore.yaml:2: retry.max_retry_after: must not be negative, got -5s`},
+		{"web_fetch host with scheme", "web_fetch:\n  allowed_hosts: [docs.example.com, https://x.example.com]\n", `agcore.yaml:2: web_fetch.allowed_hosts[1]: "https://x.example.com": want a host name (docs.example.com), *.domain for its subdomains, or * for any host`},
 		{"sandbox mode", "sandbox:\n  mode: off\n", `agcore.yaml:2: sandbox.mode: unknown mode "off" (known: refuse, warn)`},
 		{"sandbox port", "sandbox:\n  allow_ports:\n    - 443\n    - 0\n", `agcore.yaml:4: sandbox.allow_ports[1]: 0 is not a TCP port (1-65535)`},
 		{"sandbox env", "sandbox:\n  env: [GOCACHE]\n", `agcore.yaml:2: sandbox.env[0]: want NAME=value, got "GOCACHE"`},
@@ -561,5 +562,38 @@ func TestPermissions_Mode(t *testing.T) {
 	}
 	if got := cfg.permissionConfig().Mode; got != toolsys.ModeReadOnly {
 		t.Errorf("mode %v after --permission-mode read-only", got)
+	}
+}
+
+// TestBuild_WebFetchAllowedHosts fetches a page from a 127.0.0.1 server
+// through the web_fetch tool of a built configuration: refused by default,
+// fetched once web_fetch.allowed_hosts names the host.
+func TestBuild_WebFetchAllowedHosts(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/plain")
+		io.WriteString(w, "fetched page")
+	}))
+	defer srv.Close()
+	for _, hosts := range []string{"[]", "[127.0.0.1]"} {
+		t.Run(hosts, func(t *testing.T) {
+			cfg, err := Parse("agcore.yaml", []byte("web_fetch:\n  allowed_hosts: "+hosts+"\n"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			cfg.Workspace = t.TempDir()
+			built, err := Build(t.Context(), cfg, BuildOptions{SkipMCP: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer built.Close()
+			res, err := built.Tools.Call(t.Context(), "web_fetch", json.RawMessage(`{"url":"`+srv.URL+`"}`), &toolsys.Context{Workspace: built.Runtime.Workspace})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := hosts != "[]"
+			if got := !res.IsError && strings.Contains(res.Content, "fetched page"); got != want {
+				t.Errorf("allowed_hosts %s: web_fetch = %+v", hosts, res)
+			}
+		})
 	}
 }

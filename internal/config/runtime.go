@@ -245,7 +245,8 @@ func (b *Built) tools(c *Config, opts BuildOptions) (*toolsys.Registry, error) {
 	procs := builtin.NewProcessManager(builtin.ProcessOptions{Logger: log})
 	b.closers = append(b.closers, procs.Close)
 	b.Sandbox = sandbox.New(c.Sandbox.sandboxConfig(log))
-	for _, t := range builtin.All(builtin.Options{Processes: procs, Sandbox: b.Sandbox, AllowHardlinks: c.Files.AllowHardlinks, Logger: log}) {
+	for _, t := range builtin.All(builtin.Options{Processes: procs, Sandbox: b.Sandbox, AllowHardlinks: c.Files.AllowHardlinks,
+		FetchAllowedHosts: c.WebFetch.AllowedHosts, Logger: log}) {
 		cat := builtinCategory[t.Name()]
 		if err := reg.Register(t, toolsys.WithCategory(cat), toolsys.WithTags("builtin", cat)); err != nil {
 			return nil, fmt.Errorf("config: tool %s: %w", t.Name(), err)

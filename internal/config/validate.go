@@ -18,6 +18,10 @@ var (
 	nameRE    = regexp.MustCompile(`\A[a-zA-Z0-9_-]{1,32}\z`)
 	agentRE   = regexp.MustCompile(`\A[a-zA-Z0-9_.-]{1,64}\z`)
 	envNameRE = regexp.MustCompile(`\A[A-Za-z_][A-Za-z0-9_]*\z`)
+	// fetchHostRE matches an entry of web_fetch.allowed_hosts: "*", a host
+	// name or an IP address, optionally behind "*." (no scheme, port or
+	// path).
+	fetchHostRE = regexp.MustCompile(`\A(\*|(\*\.)?[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?)*|\[[0-9A-Fa-f:.]+\])\z`)
 	// keyLikeRE recognises values that look like a secret rather than the
 	// name of a variable holding one.
 	keyLikeRE = regexp.MustCompile(`\A(sk-|sk_|xox[bp]-|ghp_|gho_|AKIA)|[^A-Za-z0-9_]`)
@@ -88,6 +92,11 @@ func (c *Config) validate() []Problem {
 		ps.add("retry.max_retry_after", "must not be negative, got %v", c.Retry.MaxRetryAfter)
 	}
 	c.validateSandbox(&ps)
+	for i, h := range c.WebFetch.AllowedHosts {
+		if !fetchHostRE.MatchString(h) {
+			ps.add(fmt.Sprintf("web_fetch.allowed_hosts[%d]", i), "%q: want a host name (docs.example.com), *.domain for its subdomains, or * for any host", h)
+		}
+	}
 	validateServe(&ps, c.Serve)
 	return ps
 }
