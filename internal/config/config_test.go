@@ -150,6 +150,11 @@ func TestParse_Errors(t *testing.T) {
 		{"negative attempts", "retry:\n  max_attempts: -1\n", `agcore.yaml:2: retry.max_attempts: must not be negative, got -1 (1 disables retrying)`},
 		{"negative retry-after cap", "retry:\n  max_retry_after: -5s\n", `agcore.yaml:2: retry.max_retry_after: must not be negative, got -5s`},
 		{"web_fetch host with scheme", "web_fetch:\n  allowed_hosts: [docs.example.com, https://x.example.com]\n", `agcore.yaml:2: web_fetch.allowed_hosts[1]: "https://x.example.com": want a host name (docs.example.com), *.domain for its subdomains, or * for any host`},
+		{"compaction window", "compaction:\n  context_window: 30000\n", `agcore.yaml:2: compaction.context_window: 30000 leaves no room for the history after reserved_output (20000) and buffer (13000)`},
+		{"compaction model", "compaction:\n  summary_model: nosuch/x\n", `agcore.yaml:2: compaction.summary_model: unknown provider "nosuch"`},
+		{"negative depth", "sub_agents:\n  max_depth: -2\n", `agcore.yaml:2: sub_agents.max_depth: must not be negative`},
+		{"negative budget", "sub_agents:\n  enabled: true\n  budget:\n    max_cost: -1\n", `agcore.yaml:4: sub_agents.budget.max_cost: must not be negative`},
+		{"retrieve without knowledge", "agents:\n  - {name: a, prompt: hi, retrieve: true}\n", `agcore.yaml:2: agents[0].retrieve: no knowledge base is configured: set knowledge.enabled: true`},
 		{"sandbox mode", "sandbox:\n  mode: off\n", `agcore.yaml:2: sandbox.mode: unknown mode "off" (known: refuse, warn)`},
 		{"sandbox port", "sandbox:\n  allow_ports:\n    - 443\n    - 0\n", `agcore.yaml:4: sandbox.allow_ports[1]: 0 is not a TCP port (1-65535)`},
 		{"sandbox env", "sandbox:\n  env: [GOCACHE]\n", `agcore.yaml:2: sandbox.env[0]: want NAME=value, got "GOCACHE"`},
@@ -595,5 +600,43 @@ func TestBuild_WebFetchAllowedHosts(t *testing.T) {
 				t.Errorf("allowed_hosts %s: web_fetch = %+v", hosts, res)
 			}
 		})
+	}
+}
+
+// TestBuild_CompactionSubAgentsMCP maps the compaction, sub_agents and MCP
+// resource and prompt keys onto the runtime's configuration.
+func TestBuild_CompactionSubAgentsMCP(t *testing.T) {
+	cfg, err := Parse("agcore.yaml", []byte(`
+default_model: mock/scripted
+compaction:
+  context_window: 64000
+  keep_recent: 10
+  summary_model: mock/scripted
+sub_agents:
+  enabled: true
+  handoff: true
+  max_depth: 2
+  budget: {max_tokens: 5000, max_time: 2m}
+mcp_servers:
+  - {name: docs, url: "http://127.0.0.1:1/mcp", resource_tools: true, prompt_tools: true}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Workspace = t.TempDir()
+	built, err := Build(t.Context(), cfg, BuildOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer built.Close()
+	rc := built.Runtime
+	if c := rc.Compaction; c.Config.ContextWindow != 64000 || c.Config.KeepRecent != 10 || c.SummaryModel != "mock/scripted" || c.Disabled {
+		t.Errorf("compaction %+v", c)
+	}
+	if s := rc.SubAgents; !s.Enabled || !s.Handoff || s.MaxDepth != 2 || s.Budget.MaxTokens != 5000 || s.Budget.MaxTime != 2*time.Minute {
+		t.Errorf("sub-agents %+v", s)
+	}
+	if len(rc.MCPServers) != 1 || !rc.MCPServers[0].ResourceTools || !rc.MCPServers[0].PromptTools {
+		t.Errorf("MCP servers %+v", rc.MCPServers)
 	}
 }
