@@ -270,10 +270,10 @@ func cmpString(a, b string) int {
 	return 0
 }
 
-// Bind registers the server's current tools in reg (source mcp) and keeps them in step:
-// tools that appear are registered, tools that vanish or change are
-// unregistered (and re-registered), and all are unregistered when the Conn
-// gives up or closes. A name already taken in reg by another tool is left
+// Bind registers the server's current tools in reg, with source mcp, and
+// keeps them in step: tools that appear are registered, tools that vanish
+// or change are unregistered (and re-registered), and all are unregistered
+// when the Conn gives up or closes. A name already taken in reg by another tool is left
 // alone (and logged).
 func (c *Conn) Bind(reg *toolsys.Registry) {
 	c.mu.Lock()
