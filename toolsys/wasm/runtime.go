@@ -28,6 +28,9 @@ type Runtime struct {
 
 	closeOnce sync.Once
 	closeErr  error
+
+	// beforeRun, when set (by tests), is called as each run starts.
+	beforeRun func()
 }
 
 // NewRuntime starts a runtime. cfg is copied; a field out of range yields
@@ -255,6 +258,9 @@ func (r *Runtime) run(ctx context.Context, cm wazero.CompiledModule, s runSpec) 
 	}
 	if s.fs != nil {
 		mc = mc.WithFSConfig(mountRoot(s.fs))
+	}
+	if r.beforeRun != nil {
+		r.beforeRun()
 	}
 	mod, err := r.wrt.InstantiateModule(rctx, cm, mc)
 	if mod != nil {

@@ -5,8 +5,9 @@
 // try to open a network connection. Its metadata reports, per attempt,
 // "ok" or the error it got.
 //
-// The permission it declares is set at build time
-// (-ldflags "-X main.permission=write"); it defaults to read-only.
+// The permission it declares comes from the name of its file, which is
+// its program name: escape_write.wasm declares write, escape_none.wasm
+// none, and any other name read-only. One build serves every variant.
 package main
 
 import (
@@ -15,10 +16,9 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"path/filepath"
 	"strings"
 )
-
-var permission = "read-only"
 
 const helpFormat = `agcore-tool: 1
 name: %s
@@ -36,7 +36,16 @@ func (l *list) String() string     { return strings.Join(*l, ",") }
 func (l *list) Set(v string) error { *l = append(*l, v); return nil }
 
 func main() {
-	name := "escape_" + strings.ReplaceAll(permission, "-", "_")
+	name := strings.TrimSuffix(filepath.Base(os.Args[0]), ".wasm")
+	permission := "read-only"
+	switch name {
+	case "escape_write":
+		permission = "write"
+	case "escape_none":
+		permission = "none"
+	default:
+		name = "escape_read_only"
+	}
 	if len(os.Args) > 1 && os.Args[1] == "--help" {
 		fmt.Printf(helpFormat, name, permission)
 		return
