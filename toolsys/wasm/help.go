@@ -394,16 +394,19 @@ func decodeValue(t ParamType, raw string) (any, error) {
 		}
 		return raw, nil
 	case TypeInteger:
-		if _, err := strconv.ParseInt(raw, 10, 64); err != nil {
+		n, err := strconv.ParseInt(raw, 10, 64)
+		if err != nil {
 			return nil, fmt.Errorf("%q is not an integer", clip(raw))
 		}
-		return json.Number(raw), nil
+		return json.Number(strconv.FormatInt(n, 10)), nil
 	case TypeNumber:
+		// The number is kept in its shortest form, so that a literal with
+		// a huge exponent cannot make the schema's exact arithmetic slow.
 		f, err := strconv.ParseFloat(raw, 64)
 		if err != nil || math.IsInf(f, 0) || math.IsNaN(f) || !json.Valid([]byte(raw)) {
 			return nil, fmt.Errorf("%q is not a JSON number", clip(raw))
 		}
-		return json.Number(raw), nil
+		return json.Number(strconv.FormatFloat(f, 'g', -1, 64)), nil
 	case TypeBoolean:
 		switch raw {
 		case "true":
