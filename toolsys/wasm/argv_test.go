@@ -56,7 +56,7 @@ param: --n array items=integer
 		})
 	}
 	for args, field := range map[string]string{
-		`{"input":"a\u0000b"}`: "input",
+		`{"input":"a\u0000b"}`:    "input",
 		`{"tag":["ok","\u0000"]}`: "tag[1]",
 		`{"loud":"yes"}`:          "loud",
 		`{"tag":"a"}`:             "tag",
