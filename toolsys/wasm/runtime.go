@@ -12,6 +12,7 @@ import (
 	"sync"
 
 	"github.com/tetratelabs/wazero"
+	"github.com/tetratelabs/wazero/experimental"
 	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
 )
 
@@ -25,6 +26,7 @@ type Runtime struct {
 	cfg   Config
 	wrt   wazero.Runtime
 	cache wazero.CompilationCache
+	alloc experimental.MemoryAllocator
 
 	closeOnce sync.Once
 	closeErr  error
@@ -40,7 +42,7 @@ func NewRuntime(ctx context.Context, cfg Config) (*Runtime, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &Runtime{cfg: cfg}
+	r := &Runtime{cfg: cfg, alloc: newAllocator()}
 	rc := wazero.NewRuntimeConfig().
 		WithCloseOnContextDone(true).
 		WithMemoryLimitPages(cfg.MemoryLimitPages)
@@ -262,7 +264,7 @@ func (r *Runtime) run(ctx context.Context, cm wazero.CompiledModule, s runSpec) 
 	if r.beforeRun != nil {
 		r.beforeRun()
 	}
-	mod, err := r.wrt.InstantiateModule(rctx, cm, mc)
+	mod, err := r.wrt.InstantiateModule(experimental.WithMemoryAllocator(rctx, r.alloc), cm, mc)
 	if mod != nil {
 		_ = mod.Close(context.WithoutCancel(ctx))
 	}
