@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/rs/zerolog"
+
 	"github.com/agcore/agcore/toolsys"
 	"github.com/agcore/agcore/toolsys/wasm"
 )
@@ -26,8 +28,8 @@ func (c *Config) wasmDir() string {
 // wasmTools registers the WebAssembly tools of the folder in b.Tools. For
 // a runtime it creates the folder and watches it until Close; with
 // ToolsOnly it loads what is there once and creates nothing. A file that
-// does not load is logged and left out (b.WASM.Refused lists it); only a
-// folder that cannot be read or watched is an error.
+// does not load is left out, and logged for a runtime (b.WASM.Refused
+// lists it); only a folder that cannot be read or watched is an error.
 func (b *Built) wasmTools(ctx context.Context, c *Config, opts BuildOptions) error {
 	dir := c.wasmDir()
 	if dir == "" {
@@ -53,7 +55,11 @@ func (b *Built) wasmTools(ctx context.Context, c *Config, opts BuildOptions) err
 		return fmt.Errorf("config: wasm: %w", err)
 	}
 	b.closers = append(b.closers, func() error { return rt.Close(context.Background()) })
-	folder, err := rt.Folder(wasm.FolderConfig{Dir: dir, Registry: b.Tools, Logger: log})
+	fc := wasm.FolderConfig{Dir: dir, Registry: b.Tools, Logger: log}
+	if opts.ToolsOnly {
+		fc.Logger = zerolog.Nop() // the caller reports b.WASM.Refused
+	}
+	folder, err := rt.Folder(fc)
 	if err != nil {
 		return fmt.Errorf("config: wasm.dir: %w", err)
 	}

@@ -372,14 +372,20 @@ func (f *Folder) emit(c Change) {
 }
 
 // Close stops watching, unregisters the folder's tools and closes them
-// (calls in flight finish first). It is idempotent.
+// (calls in flight finish first), without reporting these as changes. It
+// is idempotent.
 func (f *Folder) Close() error {
 	f.stopWatching()
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	ctx := context.Background()
-	for p, st := range f.files {
-		f.drop(ctx, p, st)
+	for _, st := range f.files {
+		for _, t := range []*Tool{st.old, st.tool} {
+			if t != nil {
+				f.unregister(t)
+				_ = t.Close(ctx)
+			}
+		}
 	}
 	f.files = nil
 	return nil
