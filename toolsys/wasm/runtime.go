@@ -167,7 +167,7 @@ func checkShape(cm wazero.CompiledModule) error {
 
 // help runs the module with --help and parses its standard output.
 func (r *Runtime) help(ctx context.Context, path string, cm wazero.CompiledModule) (*Help, error) {
-	stem := strings.TrimSuffix(filepath.Base(path), ".wasm")
+	stem := programName(path)
 	out, err := r.run(ctx, cm, runSpec{args: []string{stem, "--help"}, stdoutLimit: maxHelpSize})
 	if err != nil {
 		f := classify(ctx, err)
@@ -197,6 +197,10 @@ func (r *Runtime) help(ctx context.Context, path string, cm wazero.CompiledModul
 	}
 	return h, nil
 }
+
+// programName is the name a tool's program runs under: its file's name
+// without ".wasm".
+func programName(path string) string { return strings.TrimSuffix(filepath.Base(path), ".wasm") }
 
 // stderrNote is ": " and the head of the run's standard error, or "".
 func stderrNote(out *output) string {

@@ -22,6 +22,7 @@ import (
 type Tool struct {
 	rt        *Runtime
 	path      string
+	stem      string // the program name: the file's name without ".wasm"
 	sum       [32]byte
 	cm        wazero.CompiledModule
 	help      *Help
@@ -48,7 +49,8 @@ func newTool(rt *Runtime, path string, sum [32]byte, cm wazero.CompiledModule, h
 	if err != nil {
 		return nil, fmt.Errorf("schema: %w", err)
 	}
-	t := &Tool{rt: rt, path: path, sum: sum, cm: cm, help: h, schema: schema, validator: v, secrets: h.secretParams()}
+	t := &Tool{rt: rt, path: path, stem: programName(path), sum: sum, cm: cm, help: h, schema: schema,
+		validator: v, secrets: h.secretParams()}
 	for _, p := range h.Params {
 		if p.Required {
 			t.required = append(t.required, p.Name)
@@ -136,7 +138,8 @@ func (t *Tool) release(ctx context.Context) {
 
 // Execute validates the arguments against the schema (an IsError result
 // naming the field when they are wrong, and no run), maps them to the
-// command line (see Help.Args), and runs the module once in its sandbox:
+// command line (see Help.Args; the program name is the file's name
+// without ".wasm", as for --help), and runs the module once in its sandbox:
 // the workspace of tc mounted at "/" (not at all for PermNone, read-only
 // for PermReadOnly), the declared environment only, the memory cap, the
 // timeout and the output cap.
@@ -195,7 +198,7 @@ func (t *Tool) commandLine(args json.RawMessage) (argv []string, res toolsys.Res
 	if err != nil {
 		return invalid(err)
 	}
-	return append([]string{t.Name()}, rest...), toolsys.Result{}, true
+	return append([]string{t.stem}, rest...), toolsys.Result{}, true
 }
 
 // result maps a finished run to the model's result.
