@@ -34,7 +34,8 @@ type FolderConfig struct {
 	// loaded half-way. Zero means DefaultDebounce.
 	Debounce time.Duration
 	// OnChange is told of each change Sync makes, from the goroutine that
-	// makes it; it must not block. Nil means none.
+	// makes it, while the folder is locked: it must not block nor call
+	// the Folder. Nil means none.
 	OnChange func(Change)
 	// Logger receives a line per change. The zero Logger discards.
 	Logger zerolog.Logger
