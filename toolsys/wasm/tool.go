@@ -139,10 +139,10 @@ func (t *Tool) release(ctx context.Context) {
 // Execute validates the arguments against the schema (an IsError result
 // naming the field when they are wrong, and no run), maps them to the
 // command line (see Help.Args; the program name is the file's name
-// without ".wasm", as for --help), and runs the module once in its sandbox:
-// the workspace of tc mounted at "/" (not at all for PermNone or when tc
-// has no workspace, read-only for PermReadOnly), the declared environment only, the memory cap, the
-// timeout and the output cap.
+// without ".wasm", as for --help), and runs the module once in its
+// sandbox: the workspace of tc mounted at "/" (not at all for PermNone or
+// when tc has no workspace, read-only for PermReadOnly), the declared
+// environment only, the memory cap, the timeout and the output cap.
 //
 // Standard output makes the result (see the package documentation). A
 // non-zero exit status, a trap (a Go panic, an access out of bounds) and
