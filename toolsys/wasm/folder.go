@@ -166,6 +166,11 @@ func (f *Folder) Tools() []string {
 func (f *Folder) Refused() []error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	return f.refused()
+}
+
+// refused is Refused; the caller holds f.mu.
+func (f *Folder) refused() []error {
 	var out []error
 	for _, p := range slices.Sorted(maps.Keys(f.files)) {
 		if err := f.files[p].err; err != nil {
@@ -176,9 +181,10 @@ func (f *Folder) Refused() []error {
 }
 
 // Sync scans the folder once and brings the registry in step with it. It
-// returns the refusals of this scan joined (each a *LoadError naming its
-// file), or an error reading the folder; either way every file that loads
-// is registered. A folder that does not exist holds no tools.
+// returns why each file of the folder that does not load is refused (the
+// *LoadErrors of Refused, joined), or an error reading the folder; either
+// way every file that loads is registered. A folder that does not exist
+// holds no tools.
 func (f *Folder) Sync(ctx context.Context) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -189,13 +195,10 @@ func (f *Folder) Sync(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	var refusals []error
 	present := map[string]bool{}
 	for _, p := range paths {
 		present[p] = true
-		if err := f.refresh(ctx, p); err != nil {
-			refusals = append(refusals, err)
-		}
+		f.refresh(ctx, p)
 	}
 	for p, st := range f.files {
 		if !present[p] {
@@ -203,8 +206,8 @@ func (f *Folder) Sync(ctx context.Context) error {
 			delete(f.files, p)
 		}
 	}
-	refusals = append(refusals, f.register(ctx)...)
-	return errors.Join(refusals...)
+	f.register(ctx)
+	return errors.Join(f.refused()...)
 }
 
 // list returns the paths of the candidate files, sorted.
@@ -228,29 +231,31 @@ func (f *Folder) list() ([]string, error) {
 }
 
 // refresh loads the file at p again if it changed; the caller holds f.mu.
-// It returns the file's refusal, when this scan refuses it.
-func (f *Folder) refresh(ctx context.Context, p string) error {
+func (f *Folder) refresh(ctx context.Context, p string) {
 	st := f.files[p]
 	fi, err := os.Stat(p)
 	if err != nil {
-		return f.refuse(ctx, p, &fileState{err: &LoadError{Path: p, Err: err}})
+		f.refuse(ctx, p, &fileState{err: &LoadError{Path: p, Err: err}})
+		return
 	}
 	s := stampOf(fi)
 	if st != nil && st.stamp == s {
-		return nil
+		return
 	}
 	data, err := readModule(p, f.rt.cfg.MaxFileSize)
 	if err != nil {
-		return f.refuse(ctx, p, &fileState{err: &LoadError{Path: p, Err: err}})
+		f.refuse(ctx, p, &fileState{err: &LoadError{Path: p, Err: err}})
+		return
 	}
 	sum := sha256.Sum256(data)
 	if st != nil && st.sum == sum {
 		st.stamp = s
-		return nil
+		return
 	}
 	t, err := f.rt.load(ctx, p, data)
 	if err != nil {
-		return f.refuse(ctx, p, &fileState{stamp: s, sum: sum, err: err})
+		f.refuse(ctx, p, &fileState{stamp: s, sum: sum, err: err})
+		return
 	}
 	next := &fileState{stamp: s, sum: sum, tool: t}
 	if st != nil {
@@ -265,23 +270,21 @@ func (f *Folder) refresh(ctx context.Context, p string) error {
 		}
 	}
 	f.files[p] = next
-	return nil
 }
 
 // refuse replaces the state of p with next, a refusal, unregistering the
 // tool of an earlier version; the caller holds f.mu. A refusal that was
 // reported already is not reported again.
-func (f *Folder) refuse(ctx context.Context, p string, next *fileState) error {
+func (f *Folder) refuse(ctx context.Context, p string, next *fileState) {
 	st := f.files[p]
 	f.files[p] = next
 	if st != nil {
 		f.drop(ctx, p, st)
 		if st.tool == nil && st.err != nil && st.err.Error() == next.err.Error() {
-			return next.err
+			return
 		}
 	}
 	f.emit(Change{Kind: Refused, Path: p, Err: next.err})
-	return next.err
 }
 
 // drop unregisters and closes the tools of a state that is gone.
@@ -299,10 +302,9 @@ func (f *Folder) drop(ctx context.Context, p string, st *fileState) {
 }
 
 // register registers every loaded tool that is not yet, in path order,
-// in place of the file's previous version, and returns the refusals of
-// those whose name is taken.
-func (f *Folder) register(ctx context.Context) []error {
-	var refusals []error
+// in place of the file's previous version; a tool whose name is taken is
+// refused until a later scan finds the name free.
+func (f *Folder) register(ctx context.Context) {
 	for _, p := range slices.Sorted(maps.Keys(f.files)) {
 		st := f.files[p]
 		if st.tool == nil || st.registered {
@@ -331,13 +333,11 @@ func (f *Folder) register(ctx context.Context) []error {
 			err = fmt.Errorf("%w: %q is registered by %s; rename one of them", ErrNameTaken, st.tool.Name(), f.owner(st.tool.Name()))
 		}
 		refusal := &LoadError{Path: p, Err: err}
-		refusals = append(refusals, refusal)
 		if st.err == nil || st.err.Error() != refusal.Error() {
 			f.emit(Change{Kind: Refused, Path: p, Tool: st.tool.Name(), Err: refusal})
 		}
 		st.err = refusal
 	}
-	return refusals
 }
 
 // owner describes the tool registered under name.

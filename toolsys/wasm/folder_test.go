@@ -57,7 +57,7 @@ func TestFolder_SyncLoadsWhatLoadsAndNamesWhatDoesNot(t *testing.T) {
 		}
 	}
 	reg := openRegistry(t, nil)
-	f, _ := newFolder(t, rt, dir, reg)
+	f, ch := newFolder(t, rt, dir, reg)
 
 	err := f.Sync(t.Context())
 	var he *wasm.HelpError
@@ -78,6 +78,20 @@ func TestFolder_SyncLoadsWhatLoadsAndNamesWhatDoesNot(t *testing.T) {
 	}
 	if got := len(f.Refused()); got != 2 {
 		t.Errorf("Refused has %d errors, want 2 (badhelp, junk)", got)
+	}
+	// Unchanged files are neither loaded nor reported again, and stay
+	// refused.
+	if again := f.Sync(t.Context()); !errors.As(again, &he) || again.Error() != err.Error() {
+		t.Errorf("a second Sync = %v, want the same refusals", again)
+	}
+	refusedTwice := map[string]int{}
+	for len(ch) > 0 {
+		if c := <-ch; c.Kind == wasm.Refused {
+			refusedTwice[filepath.Base(c.Path)]++
+		}
+	}
+	if refusedTwice["badhelp.wasm"] != 1 || refusedTwice["junk.wasm"] != 1 {
+		t.Errorf("refusals reported %v, want each file once", refusedTwice)
 	}
 	for _, name := range []string{"codec", "meta"} {
 		if info, _ := reg.Info(name); info.Source != toolsys.SourceWASM {
