@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/agcore/agcore/toolsys"
 	"github.com/agcore/agcore/toolsys/wasm"
@@ -19,16 +20,18 @@ type changes chan wasm.Change
 
 func (c changes) record(ch wasm.Change) { c <- ch }
 
-// next waits for the next change of kind on file.
+// next waits for the next change of kind on file; a minute without it
+// fails the test rather than hanging it.
 func (c changes) next(t *testing.T, kind wasm.ChangeKind, file string) wasm.Change {
 	t.Helper()
+	giveUp := time.After(time.Minute)
 	for {
 		select {
 		case ch := <-c:
 			if ch.Kind == kind && filepath.Base(ch.Path) == file {
 				return ch
 			}
-		case <-t.Context().Done():
+		case <-giveUp:
 			t.Fatalf("no %s change for %s", kind, file)
 		}
 	}

@@ -1,12 +1,10 @@
-// Command hog is a WASM test tool that allocates memory without bound.
 package main
 
 import (
 	"fmt"
-	"os"
 )
 
-const help = `agcore-tool: 1
+const hogHelp = `agcore-tool: 1
 name: hog
 description: Allocates memory until it is stopped.
 permission: none
@@ -14,9 +12,10 @@ permission: none
 
 var kept [][]byte
 
-func main() {
-	if len(os.Args) > 1 && os.Args[1] == "--help" {
-		fmt.Print(help)
+// hog allocates memory without bound.
+func hog(helpAsked bool) {
+	if helpAsked {
+		fmt.Print(hogHelp)
 		return
 	}
 	for i := 0; ; i++ {

@@ -1,6 +1,3 @@
-// Command crash is a WASM test tool that fails on purpose: a Go panic, a
-// WebAssembly trap (an access beyond its linear memory) or a plain
-// non-zero exit.
 package main
 
 import (
@@ -10,16 +7,18 @@ import (
 	"unsafe"
 )
 
-const help = `agcore-tool: 1
+const crashHelp = `agcore-tool: 1
 name: crash
 description: Fails in the way it is asked to.
 permission: none
 param: --how string required enum=panic enum=trap enum=exit | how to fail
 `
 
-func main() {
-	if len(os.Args) > 1 && os.Args[1] == "--help" {
-		fmt.Print(help)
+// crash fails on purpose: a Go panic, a WebAssembly trap (an access beyond
+// its linear memory) or a plain non-zero exit.
+func crash(helpAsked bool) {
+	if helpAsked {
+		fmt.Print(crashHelp)
 		return
 	}
 	fs := flag.NewFlagSet("crash", flag.ContinueOnError)

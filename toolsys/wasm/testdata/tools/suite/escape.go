@@ -1,13 +1,3 @@
-// Command escape is a WASM test tool that tries to reach what its sandbox
-// should keep from it: it writes to each path it is given (inside the
-// workspace or, through "..", absolute paths and symbolic links, outside
-// it), reads each path it is asked to, can plant a symbolic link, and can
-// try to open a network connection. Its metadata reports, per attempt,
-// "ok" or the error it got.
-//
-// The permission it declares comes from the name of its file, which is
-// its program name: escape_write.wasm declares write, escape_none.wasm
-// none, and any other name read-only. One build serves every variant.
 package main
 
 import (
@@ -16,11 +6,10 @@ import (
 	"fmt"
 	"net"
 	"os"
-	"path/filepath"
 	"strings"
 )
 
-const helpFormat = `agcore-tool: 1
+const escapeHelp = `agcore-tool: 1
 name: %s
 description: Tries to write, read and connect outside its sandbox.
 permission: %s
@@ -30,13 +19,14 @@ param: --symlink string | plant a symbolic link, as NAME=TARGET
 param: --dial string | an address to connect to over TCP
 `
 
-type list []string
-
-func (l *list) String() string     { return strings.Join(*l, ",") }
-func (l *list) Set(v string) error { *l = append(*l, v); return nil }
-
-func main() {
-	name := strings.TrimSuffix(filepath.Base(os.Args[0]), ".wasm")
+// escape tries to reach what its sandbox should keep from it: it writes
+// to each path it is given (inside the workspace or, through "..",
+// absolute paths and symbolic links, outside it), reads each path it is
+// asked to, can plant a symbolic link, and can try to open a network
+// connection. Its metadata reports, per attempt, "ok" or the error it got.
+// It declares the permission its name says: escape_write write,
+// escape_none none, any other read-only.
+func escape(name string, helpAsked bool) {
 	permission := "read-only"
 	switch name {
 	case "escape_write":
@@ -46,8 +36,8 @@ func main() {
 	default:
 		name = "escape_read_only"
 	}
-	if len(os.Args) > 1 && os.Args[1] == "--help" {
-		fmt.Printf(helpFormat, name, permission)
+	if helpAsked {
+		fmt.Printf(escapeHelp, name, permission)
 		return
 	}
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)

@@ -1,6 +1,3 @@
-// Command meta is a WASM test tool that answers with the JSON result
-// object: its content echoes the text, and its metadata reports the
-// command-line arguments and the environment the tool was given.
 package main
 
 import (
@@ -11,7 +8,7 @@ import (
 	"strings"
 )
 
-const help = `agcore-tool: 1
+const metaHelp = `agcore-tool: 1
 name: meta
 description: Echoes its arguments as a JSON result with metadata.
 permission: read-only
@@ -27,20 +24,24 @@ param: --fail boolean | report the result as an error
 param: --plain boolean | answer in plain text instead of JSON
 `
 
-type tags []string
+// list is a repeated flag.
+type list []string
 
-func (t *tags) String() string     { return strings.Join(*t, ",") }
-func (t *tags) Set(v string) error { *t = append(*t, v); return nil }
+func (l *list) String() string     { return strings.Join(*l, ",") }
+func (l *list) Set(v string) error { *l = append(*l, v); return nil }
 
-func main() {
-	if len(os.Args) > 1 && os.Args[1] == "--help" {
-		fmt.Print(help)
+// meta answers with the JSON result object: its content echoes the text,
+// and its metadata reports the command-line arguments and the environment
+// the tool was given.
+func meta(helpAsked bool) {
+	if helpAsked {
+		fmt.Print(metaHelp)
 		return
 	}
 	fs := flag.NewFlagSet("meta", flag.ContinueOnError)
 	text := fs.String("text", "", "")
 	token := fs.String("token", "", "")
-	var tg tags
+	var tg list
 	fs.Var(&tg, "tag", "")
 	count := fs.Int("count", 1, "")
 	ratio := fs.Float64("ratio", 0, "")
