@@ -29,7 +29,8 @@ func (c *Config) wasmDir() string {
 // a runtime it creates the folder and watches it until Close; with
 // ToolsOnly it loads what is there once and creates nothing. A file that
 // does not load is left out, and logged for a runtime (b.WASM.Refused
-// lists it); only a folder that cannot be read or watched is an error.
+// lists it). A folder that cannot be created is an error; one that cannot
+// be watched is loaded once, with a warning.
 func (b *Built) wasmTools(ctx context.Context, c *Config, opts BuildOptions) error {
 	dir := c.wasmDir()
 	if dir == "" {
@@ -72,7 +73,9 @@ func (b *Built) wasmTools(ctx context.Context, c *Config, opts BuildOptions) err
 		return nil
 	}
 	if err := folder.Watch(context.WithoutCancel(ctx)); err != nil {
-		return fmt.Errorf("config: wasm.dir: %w", err)
+		// Out of inotify watches, say: the tools still load, once.
+		log.Warn().Err(err).Str("dir", dir).Msg("wasm: the tool folder cannot be watched; its tools are loaded at start only")
+		_ = folder.Sync(ctx)
 	}
 	return nil
 }

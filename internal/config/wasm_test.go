@@ -139,3 +139,16 @@ func TestBuild_WASMToolsOnlyCreatesNothing(t *testing.T) {
 		t.Errorf("a runtime build did not create the tool folder 0700: %v, %v", fi, err)
 	}
 }
+
+func TestBuild_WASMDirThatIsAFile(t *testing.T) {
+	cfg := Default()
+	cfg.Workspace = t.TempDir()
+	cfg.WASM.Dir = filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(cfg.WASM.Dir, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Build(t.Context(), cfg, BuildOptions{SkipMCP: true})
+	if err == nil || !strings.Contains(err.Error(), "config: wasm.dir: ") {
+		t.Errorf("Build with wasm.dir a file = %v, want an error naming wasm.dir", err)
+	}
+}
