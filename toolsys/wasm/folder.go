@@ -253,6 +253,9 @@ func (f *Folder) refresh(ctx context.Context, p string) {
 		return
 	}
 	t, err := f.rt.load(ctx, p, data)
+	if err != nil && ctx.Err() != nil {
+		return // stopped, not refused: the next scan tries again
+	}
 	if err != nil {
 		f.refuse(ctx, p, &fileState{stamp: s, sum: sum, err: err})
 		return
