@@ -288,3 +288,23 @@ func TestRuntime_Folder_Config(t *testing.T) {
 		t.Error("Watch of a missing folder succeeded")
 	}
 }
+
+func TestFolder_StoppedLoadIsTriedAgain(t *testing.T) {
+	rt := newRuntime(t, wasm.Config{})
+	dir := t.TempDir()
+	copyTool(t, "codec", dir, "codec.wasm")
+	reg := openRegistry(t, nil)
+	f, _ := newFolder(t, rt, dir, reg)
+	stopped, cancel := context.WithCancel(t.Context())
+	cancel()
+	_ = f.Sync(stopped)
+	if len(reg.Names()) != 0 || len(f.Refused()) != 0 {
+		t.Fatalf("a stopped scan registered %v and refused %v", reg.Names(), f.Refused())
+	}
+	if err := f.Sync(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := reg.Get("codec"); !ok {
+		t.Error("the file whose load was stopped was not loaded by the next scan")
+	}
+}
