@@ -43,7 +43,7 @@ func newStream(a *api, ctx context.Context, cancel context.CancelCauseFunc, body
 	if idle != nil {
 		r = &idleReader{r: body, t: idle, d: a.timeout}
 	}
-	s.sse = newSSEReader(r)
+	s.sse = newSSEReader(&a.readers, r)
 	return s
 }
 
@@ -119,7 +119,9 @@ func (s *stream) Response() *messages.Response { return s.acc.Response() }
 var errClosed = errors.New("openai: stream closed")
 
 // Close implements providers.Stream. Recv after Close fails with Kind
-// canceled.
+// canceled. Close gives the stream's read buffer back to the provider's
+// pool, so it must not run while Recv does (a Stream is used by one
+// goroutine).
 func (s *stream) Close() error {
 	if s.err == nil {
 		s.err = &providers.Error{Kind: providers.KindCanceled, Provider: s.a.name, Err: errClosed}
@@ -130,6 +132,7 @@ func (s *stream) Close() error {
 		}
 		s.closeErr = s.body.Close()
 		s.cancel(context.Canceled)
+		s.sse.release()
 	})
 	return s.closeErr
 }
