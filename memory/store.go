@@ -89,9 +89,9 @@ type Store struct {
 	// recoveries is what Open found and did before Badger opened.
 	recoveries []Recovery
 
-	// sessions serialises the journal writes of each session, whichever
-	// Journal on this store makes them.
-	sessions sessionLocks
+	// heads serialises the journal writes of each session, whichever
+	// Journal on this store makes them, and keeps the sessions' heads.
+	heads sessionHeads
 
 	mu      sync.Mutex
 	closed  bool
