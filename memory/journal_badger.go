@@ -52,8 +52,9 @@ type BadgerJournal struct {
 	opts  JournalOptions
 	log   zerolog.Logger
 	batch *committer // nil unless DurabilityBatch
-	// encode gives the stored form of an envelope: messages.Envelope.Encode
-	// (tests measure the cost of its checksum against plain JSON).
+	// encode gives the stored form of an envelope whose Data is JSON:
+	// messages.Envelope.EncodeTrusted (tests measure the cost of its
+	// checksum against plain JSON).
 	encode func(messages.Envelope) ([]byte, error)
 }
 
@@ -68,7 +69,7 @@ func NewJournal(store *Store, opts JournalOptions) (*BadgerJournal, error) {
 		return nil, err
 	}
 	j := &BadgerJournal{store: store, db: store.DB(), opts: opts, log: opts.Logger.With().Str("component", "journal").Logger(),
-		encode: messages.Envelope.Encode}
+		encode: messages.Envelope.EncodeTrusted}
 	if opts.Durability == DurabilityBatch {
 		j.batch = newCommitter(j.db, j.log)
 	}
@@ -141,6 +142,11 @@ func (j *BadgerJournal) Activate(ctx context.Context, session, node string) (act
 // its sequence number.
 type encodedEvent struct{ env messages.Envelope }
 
+// sameBytes reports whether a and b are the same slice.
+func sameBytes(a, b []byte) bool {
+	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
+}
+
 // Append implements Journal.
 func (j *BadgerJournal) Append(ctx context.Context, session string, activation, expectTail uint64, events ...messages.JournalEvent) (uint64, error) {
 	if err := ValidateSession(session); err != nil {
@@ -160,7 +166,14 @@ func (j *BadgerJournal) Append(ctx context.Context, session string, activation, 
 		if err != nil {
 			return 0, fmt.Errorf("memory: journal append %s event %d: %w", session, i, err)
 		}
-		env.Data = j.opts.Redactor.ContentJSON(env.Data)
+		// The event's JSON, as NewEnvelope made it, is stored without
+		// being checked again; masked JSON is checked once.
+		if masked := j.opts.Redactor.ContentJSON(env.Data); !sameBytes(masked, env.Data) {
+			if !json.Valid(masked) {
+				return 0, fmt.Errorf("memory: journal append %s event %d: %w: masking credentials left invalid JSON", session, i, ErrInvalidEvent)
+			}
+			env.Data = masked
+		}
 		encoded[i] = encodedEvent{env}
 		size += len(env.Data) + 128
 	}
