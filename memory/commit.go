@@ -24,8 +24,9 @@ const (
 // every operation already waiting, runs them in one transaction, commits,
 // syncs once, and answers each appender.
 type committer struct {
-	db  *badger.DB
-	log zerolog.Logger
+	db    *badger.DB
+	syncs *syncer
+	log   zerolog.Logger
 
 	reqs     chan commitReq
 	quit     chan struct{}
@@ -53,9 +54,10 @@ type commitRes struct {
 	unknown bool
 }
 
-func newCommitter(db *badger.DB, log zerolog.Logger) *committer {
+func newCommitter(db *badger.DB, syncs *syncer, log zerolog.Logger) *committer {
 	c := &committer{
 		db:      db,
+		syncs:   syncs,
 		log:     log,
 		reqs:    make(chan commitReq),
 		quit:    make(chan struct{}),
@@ -134,7 +136,7 @@ func (c *committer) commit(batch []commitReq) {
 		ok = ok || r.err == nil
 	}
 	if ok {
-		if err := c.db.Sync(); err != nil {
+		if err := c.syncs.wait(); err != nil {
 			err = fmt.Errorf("sync (committed, durability unknown): %w", dbErr(err))
 			for i := range results {
 				if results[i].err == nil {

@@ -167,3 +167,19 @@ func HoldCommits(j *BadgerJournal, entered chan<- struct{}, release <-chan struc
 		<-release
 	}
 }
+
+// SetSync makes the store's journals sync with f instead of DB.Sync. Call
+// it before any write.
+func SetSync(s *Store, f func() error) {
+	s.syncs.mu.Lock()
+	defer s.syncs.mu.Unlock()
+	s.syncs.sync = f
+}
+
+// SyncWaiters returns how many writers wait for a sync to end so that the
+// next can start.
+func SyncWaiters(s *Store) int {
+	s.syncs.mu.Lock()
+	defer s.syncs.mu.Unlock()
+	return s.syncs.waiting
+}

@@ -37,15 +37,16 @@ const readPage = 256
 // sessions in flight spent most of their time in it). Writers of different
 // sessions never wait for each other.
 //
-// Durability: sync commits, then calls DB.Sync (which fsyncs the write-ahead
-// log and value log). Opening Badger with SyncWrites instead would make every
-// write of every key space pay for a sync, and it is slower: with 64
-// concurrent writers on a 2-core machine, commit+DB.Sync ran about 5,500
-// writes/s against 1,100 with SyncWrites (equal at about 650/s for a single
-// writer), because concurrent DB.Sync calls share the fsync in flight. Batch
-// hands the append to one committer goroutine that folds every append
-// waiting at that moment into one transaction and one DB.Sync, then answers
-// each caller. None commits without Sync.
+// Durability: sync commits, then waits for a DB.Sync (which fsyncs the
+// write-ahead log and value log) that started after its commit; the store
+// runs one DB.Sync at a time, and the appenders that commit while one runs
+// share the next (see syncer). Opening Badger with SyncWrites instead would
+// make every write of every key space pay for a sync, and it is slower:
+// with 64 concurrent writers on a 2-core machine, commit+DB.Sync ran about
+// 5,500 writes/s against 1,100 with SyncWrites (equal at about 650/s for a
+// single writer). Batch hands the append to one committer goroutine that
+// folds every append waiting at that moment into one transaction and one
+// sync, then answers each caller. None commits without Sync.
 type BadgerJournal struct {
 	store *Store
 	db    *badger.DB
@@ -71,7 +72,7 @@ func NewJournal(store *Store, opts JournalOptions) (*BadgerJournal, error) {
 	j := &BadgerJournal{store: store, db: store.DB(), opts: opts, log: opts.Logger.With().Str("component", "journal").Logger(),
 		encode: messages.Envelope.EncodeTrusted}
 	if opts.Durability == DurabilityBatch {
-		j.batch = newCommitter(j.db, j.log)
+		j.batch = newCommitter(j.db, j.store.syncs, j.log)
 	}
 	if err := store.onClose(j.Close); err != nil {
 		j.batch.stop()
@@ -261,7 +262,7 @@ func (j *BadgerJournal) write(ctx context.Context, op writeOp, size int) (opResu
 	}
 	res := runOp(ctx, j.db, op, h)
 	if res.err == nil && j.opts.Durability == DurabilitySync {
-		if err := j.db.Sync(); err != nil {
+		if err := j.store.syncs.wait(); err != nil {
 			res = commitRes{err: fmt.Errorf("sync (committed, durability unknown): %w", dbErr(err)), unknown: true}
 		}
 	}

@@ -92,6 +92,8 @@ type Store struct {
 	// heads serialises the journal writes of each session, whichever
 	// Journal on this store makes them, and keeps the sessions' heads.
 	heads sessionHeads
+	// syncs shares DB.Sync among the writers waiting for one.
+	syncs *syncer
 
 	mu      sync.Mutex
 	closed  bool
@@ -159,6 +161,7 @@ func open(opts Options, tune func(*badger.Options)) (*Store, error) {
 		return nil, openErr(opts.Dir, err)
 	}
 	s.db = db
+	s.syncs = newSyncer(db.Sync)
 	return s, nil
 }
 
