@@ -47,10 +47,35 @@ func newStream(a *api, ctx context.Context, cancel context.CancelCauseFunc, body
 	return s
 }
 
-// wireChunk is one streamed event: a chunk, or an error event.
+// wireChunk is one streamed event: a chunk, or an error event. It holds
+// the members of go-openai's ChatCompletionStreamResponse that a Chunk
+// carries, and nothing else, so that decoding skips the rest.
 type wireChunk struct {
-	oai.ChatCompletionStreamResponse
-	Error json.RawMessage `json:"error,omitempty"`
+	ID      string          `json:"id"`
+	Model   string          `json:"model"`
+	Choices []wireChoice    `json:"choices"`
+	Usage   *oai.Usage      `json:"usage,omitempty"`
+	Error   json.RawMessage `json:"error,omitempty"`
+}
+
+// wireChoice is one choice of a streamed chunk.
+type wireChoice struct {
+	Index int `json:"index"`
+	Delta struct {
+		Content   string         `json:"content"`
+		ToolCalls []wireToolCall `json:"tool_calls"`
+	} `json:"delta"`
+	FinishReason oai.FinishReason `json:"finish_reason"`
+}
+
+// wireToolCall is a fragment of a tool call in a streamed chunk.
+type wireToolCall struct {
+	Index    *int   `json:"index"`
+	ID       string `json:"id"`
+	Function struct {
+		Name      string `json:"name"`
+		Arguments string `json:"arguments"`
+	} `json:"function"`
 }
 
 // Recv implements providers.Stream. A malformed data line is returned as an
@@ -102,7 +127,7 @@ func (s *stream) decode(payload []byte) (providers.Chunk, error) {
 	if len(w.Error) > 0 && !bytes.Equal(w.Error, []byte("null")) {
 		return providers.Chunk{}, s.a.classify(s.ctx, apiError(w.Error), nil)
 	}
-	return fromStreamChunk(&w.ChatCompletionStreamResponse), nil
+	return fromStreamChunk(&w), nil
 }
 
 // end makes err the stream's final result and releases the connection.

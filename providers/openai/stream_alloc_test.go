@@ -105,3 +105,45 @@ func TestStream_ReadBufferNotShared(t *testing.T) {
 		t.Fatalf("next stream's response %q", got)
 	}
 }
+
+// TestStream_SkipsWhatChunksDoNotCarry streams chunks that hold large
+// members a Chunk has no place for (log probabilities of every token,
+// content filter results): decoding them allocates no more than decoding
+// the same chunks without those members, give or take a kilobyte, since
+// nothing is built for them.
+func TestStream_SkipsWhatChunksDoNotCarry(t *testing.T) {
+	var logprobs strings.Builder
+	logprobs.WriteString(`"logprobs":{"content":[`)
+	for i := range 200 {
+		if i > 0 {
+			logprobs.WriteString(",")
+		}
+		logprobs.WriteString(`{"token":"tok","logprob":-0.25,"bytes":[116,111,107],"top_logprobs":[{"token":"a","logprob":-1.5,"bytes":[97]}]}`)
+	}
+	logprobs.WriteString(`]},"content_filter_results":{"hate":{"filtered":false,"severity":"safe"},"violence":{"filtered":false,"severity":"safe"}},`)
+	body := func(extra string) []byte {
+		var b strings.Builder
+		for _, w := range strings.Fields("one two three four five six seven eight") {
+			b.WriteString(`data: {"id":"c","model":"m","choices":[{"index":0,` + extra + `"delta":{"content":"` + w + ` "},"finish_reason":null}]}` + "\n\n")
+		}
+		b.WriteString(`data: {"id":"c","model":"m","choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}` + "\n\ndata: [DONE]\n\n")
+		return []byte(b.String())
+	}
+	a := &api{name: DefaultName, now: time.Now}
+	allocated := func(b []byte) uint64 {
+		const replies = 20
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		for range replies {
+			if n, err := readReply(a, b); err != nil || n != 9 {
+				t.Fatalf("readReply = %d chunks, %v", n, err)
+			}
+		}
+		runtime.ReadMemStats(&after)
+		return (after.TotalAlloc - before.TotalAlloc) / replies
+	}
+	plain, heavy := allocated(body("")), allocated(body(logprobs.String()))
+	if heavy > plain+1024 {
+		t.Errorf("a reply allocated %d bytes with log probabilities, %d without, want about the same", heavy, plain)
+	}
+}
