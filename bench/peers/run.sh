@@ -50,8 +50,10 @@ for p in $PEERS; do
 	if [[ $p != *:* ]]; then
 		# A build tag alone: the peer says its name.
 		real=$("$OUT/bin/$name" -name)
-		mv "$OUT/bin/$name" "$OUT/bin/$real"
-		name=$real
+		if [[ $real != "$name" ]]; then
+			mv "$OUT/bin/$name" "$OUT/bin/$real"
+			name=$real
+		fi
 	fi
 	names+=("$name")
 done
