@@ -71,7 +71,7 @@
 // who commit meanwhile wait for the next together). DurabilityBatch commits
 // the appends that arrive together in one transaction with one fsync
 // (group commit); each caller still returns only once its own append is
-// durable, at about twice the throughput of sync under concurrency.
+// durable, at a higher throughput than sync under concurrency.
 // DurabilityNone skips the fsync (tests, caches). Store.Close stops the batch committers,
 // committing and syncing what they hold, before closing the database.
 //
