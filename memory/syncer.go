@@ -1,6 +1,9 @@
 package memory
 
-import "sync"
+import (
+	"fmt"
+	"sync"
+)
 
 // syncer shares the store's syncs among the writers waiting for one. A
 // writer that has committed needs a sync that starts after its commit:
@@ -48,7 +51,7 @@ func (s *syncer) wait() error {
 		s.started++
 		n, sync := s.started, s.sync
 		s.mu.Unlock()
-		err := sync()
+		err := callSync(sync)
 		s.mu.Lock()
 		s.running, s.done = false, n
 		if err != nil {
@@ -60,4 +63,15 @@ func (s *syncer) wait() error {
 		return s.err
 	}
 	return nil
+}
+
+// callSync calls sync, turning a panic into an error: the writers waiting
+// for the next sync must not wait for ever.
+func callSync(sync func() error) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("memory: sync panicked: %v", r)
+		}
+	}()
+	return sync()
 }

@@ -100,3 +100,26 @@ func TestJournal_FailedSyncForgetsTheHead(t *testing.T) {
 		t.Errorf("append after the stored tail = %d, %v; want %d", got, err, tail+2)
 	}
 }
+
+// TestJournal_PanickingSyncFailsTheAppend makes the store's sync panic: the
+// append reports an error, and the syncs after it run (a panic does not
+// leave the next appenders waiting for a sync that never ends).
+func TestJournal_PanickingSyncFailsTheAppend(t *testing.T) {
+	s := openStore(t, "")
+	defer s.Close()
+	var calls atomic.Int64
+	memory.SetSync(s, func() error {
+		if calls.Add(1) == 1 {
+			panic("msync: bad address")
+		}
+		return nil
+	})
+	j := newJournal(t, s, memory.JournalOptions{Durability: memory.DurabilitySync, SnapshotEvery: -1})
+	ctx := t.Context()
+	if _, err := j.Append(ctx, "s", 0, 0, user(0, "first")); err == nil {
+		t.Fatal("append whose sync panicked returned no error")
+	}
+	if got, err := j.Append(ctx, "s", 0, 1, user(0, "second")); err != nil || got != 2 {
+		t.Errorf("next append = %d, %v; want 2", got, err)
+	}
+}
