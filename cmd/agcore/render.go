@@ -40,6 +40,10 @@ type renderer struct {
 	drawn int
 	frame int
 	err   error
+	// paused is true while a prompt is on screen: events are held, in
+	// order, until resume.
+	paused bool
+	held   []messages.Event
 }
 
 // toolLine is one tool call of the block.
@@ -59,7 +63,7 @@ func newRenderer(w, errw io.Writer, t term, jsonOut bool) *renderer {
 // spinning reports whether a tool call is running on a terminal, so that
 // tick has something to animate.
 func (r *renderer) spinning() bool {
-	if !r.term.tty || r.jsonOut {
+	if !r.term.tty || r.jsonOut || r.paused {
 		return false
 	}
 	for _, t := range r.tools {
@@ -76,8 +80,43 @@ func (r *renderer) tick() {
 	r.redraw()
 }
 
-// event renders ev.
+// pause stops the live view so that a prompt can be written below it:
+// the streamed text's line is ended, the tool block is erased from the
+// terminal (resume draws it again, whole, below the prompt), and events
+// are held until resume.
+func (r *renderer) pause() {
+	if r.paused || r.jsonOut {
+		return
+	}
+	r.endText()
+	if r.term.tty && r.drawn > 0 {
+		r.write(fmt.Sprintf("\x1b[%dA%s\x1b[J", r.drawn, ansiClearLine))
+		r.drawn = 0
+	}
+	r.paused = true
+}
+
+// resume restarts the live view after pause: the tool block is drawn
+// again and the held events are rendered.
+func (r *renderer) resume() {
+	if !r.paused {
+		return
+	}
+	r.paused = false
+	r.redraw()
+	held := r.held
+	r.held = nil
+	for _, ev := range held {
+		r.event(ev)
+	}
+}
+
+// event renders ev, or holds it while the view is paused.
 func (r *renderer) event(ev messages.Event) {
+	if r.paused {
+		r.held = append(r.held, ev)
+		return
+	}
 	if r.jsonOut {
 		b, err := messages.MarshalEvent(ev)
 		if err != nil {
@@ -120,7 +159,8 @@ func (r *renderer) event(ev messages.Event) {
 	case messages.AgentChanged:
 		r.note(r.term.dim(fmt.Sprintf("(agent %s → %s)", printable(e.From), printable(e.To))))
 	case messages.ApprovalPending:
-		r.note(r.term.dim(fmt.Sprintf("(%s waits for approval: %s)", printable(e.Tool), oneLine(e.Reason, 100))))
+		// The command's approver asks on the terminal or refuses (see
+		// approvalPrompt): the event has nothing to add.
 	case messages.SubAgentStarted:
 		r.note(r.term.dim(fmt.Sprintf("(sub-agent %s started)", printable(e.Child))))
 	case messages.TurnEnded:

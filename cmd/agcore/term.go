@@ -3,6 +3,8 @@ package main
 import (
 	"io"
 
+	"github.com/mattn/go-isatty"
+
 	"github.com/agcore/agcore/internal/logging"
 )
 
@@ -19,6 +21,16 @@ type term struct {
 func termFor(w io.Writer, getenv func(string) string) term {
 	tty := logging.IsTerminal(w)
 	return term{tty: tty, color: tty && getenv("NO_COLOR") == ""}
+}
+
+// isTerminal reports whether stream (standard input or output) is a
+// terminal, through the app's terminal seam when it has one.
+func (a *app) isTerminal(stream any) bool {
+	if a.terminal != nil {
+		return a.terminal(stream)
+	}
+	f, ok := stream.(interface{ Fd() uintptr })
+	return ok && (isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd()))
 }
 
 // ANSI styles.
