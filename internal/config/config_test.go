@@ -248,6 +248,7 @@ func TestApply_Errors(t *testing.T) {
 		{"allow rule", Overrides{Allow: []string{"bash(go test *)", "bash(go test"}}, `--allow: rule "bash(go test": missing closing parenthesis`},
 		{"deny rule", Overrides{Deny: []string{"write file"}}, `--deny: rule "write file": invalid character ' ' in tool name`},
 		{"empty allow rule", Overrides{Allow: []string{" "}}, `--allow: rule "": empty tool name`},
+		{"allow rule that is not UTF-8", Overrides{Allow: []string{"bash(\xc4)"}}, `--allow: rule "bash(\xc4)" is not valid UTF-8`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

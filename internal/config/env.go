@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/agcore/agcore/actors"
 	"github.com/agcore/agcore/memory"
@@ -148,6 +149,10 @@ func (c *Config) Apply(o Overrides) error {
 		to   *[]string
 	}{{"allow", o.Allow, &c.Permissions.Allow}, {"deny", o.Deny, &c.Permissions.Deny}} {
 		for _, r := range rules.from {
+			if !utf8.ValidString(r) {
+				ps.add(key(rules.flag, ""), "rule %q is not valid UTF-8", r)
+				continue
+			}
 			if _, err := toolsys.ParseRule(r); err != nil {
 				ps.add(key(rules.flag, ""), "%v", err)
 				continue
