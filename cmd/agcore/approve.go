@@ -224,6 +224,9 @@ func subjectRules(req toolsys.ApprovalRequest, r *redact.Redactor) []string {
 			return nil
 		}
 		rule := req.Tool + "(" + p + ")"
+		if !utf8.ValidString(rule) {
+			return nil // toolsys.ParseRule compiles the rule as given
+		}
 		if _, err := toolsys.ParseRule(rule); err != nil {
 			return nil
 		}
@@ -235,6 +238,11 @@ func subjectRules(req toolsys.ApprovalRequest, r *redact.Redactor) []string {
 // allowedBy reports whether a permission pipeline holding the allow rules
 // alone runs req without asking.
 func allowedBy(req toolsys.ApprovalRequest, rules []string) bool {
+	for _, r := range rules {
+		if !utf8.ValidString(r) {
+			return false
+		}
+	}
 	p, err := toolsys.NewPermissions(toolsys.PermissionConfig{Mode: toolsys.ModeAsk, Allow: rules})
 	return err == nil && p.Check(context.Background(), req.Request) == nil
 }

@@ -118,7 +118,7 @@ func (p *approvalPrompt) answer(line string) {
 	p.endLine(true)
 	verb, reason, ok := parseAnswer(line)
 	if !ok {
-		p.write(p.term.red("  answer y, a or n (n REASON tells the model why)") + "\n" + p.question())
+		p.write(p.term.red("  answer y, a or n (a reason after n is told to the model)") + "\n" + p.question())
 		p.midLine = true
 		return
 	}
@@ -198,6 +198,14 @@ func (p *approvalPrompt) drop() {
 	}
 }
 
+// lineTyped notes that a line was typed while the question waited: the
+// terminal's echo of it ended the question's line.
+func (p *approvalPrompt) lineTyped() {
+	if p.asking() {
+		p.endLine(true)
+	}
+}
+
 // endLine ends the question's line: typed reports whether an answer was
 // typed, which a terminal echoes with its newline.
 func (p *approvalPrompt) endLine(typed bool) {
@@ -211,7 +219,19 @@ func (p *approvalPrompt) write(s string) { _, _ = io.WriteString(p.w, s) }
 
 // question is the line that waits for the answer.
 func (p *approvalPrompt) question() string {
-	return p.term.bold("allow " + safeText(p.ap.redactor.String(p.cur.req.Tool)) + "? [y/a/n] ")
+	deadline, _ := p.cur.ctx.Deadline()
+	return question(safeText(p.ap.redactor.String(p.cur.req.Tool)), deadline, p.ap.now(), p.term)
+}
+
+// question is the line that waits for the answer about tool, with the
+// time left before deadline (zero when there is none): "allow bash? (59s
+// left) [y/a/n] ".
+func question(tool string, deadline, now time.Time, t term) string {
+	left := ""
+	if !deadline.IsZero() {
+		left = " " + t.dim("("+timeLeft(deadline.Sub(now))+")")
+	}
+	return t.bold("allow "+tool+"?") + left + t.bold(" [y/a/n] ")
 }
 
 // parseAnswer reads an answer: y or yes, a or always, n or no followed by
@@ -221,9 +241,13 @@ func parseAnswer(line string) (verb byte, reason string, ok bool) {
 	rest = strings.TrimSpace(rest)
 	switch strings.ToLower(word) {
 	case "y", "yes":
-		return 'y', "", rest == ""
+		if rest == "" {
+			return 'y', "", true
+		}
 	case "a", "always":
-		return 'a', "", rest == ""
+		if rest == "" {
+			return 'a', "", true
+		}
 	case "n", "no":
 		return 'n', oneLine(rest, 500), true
 	}
@@ -239,8 +263,8 @@ const (
 
 // formatApproval renders the question about req: the tool and why it
 // needs approval, its subject (the command line, the path) and its other
-// arguments, what each answer does, the time left before deadline (zero
-// when there is none), and the line that waits for the answer. Everything
+// arguments, what each answer does, and the line that waits for the
+// answer, with the time left before deadline (zero when there is none). Everything
 // that comes from the model is masked by r and made safe for a terminal
 // (see safeText).
 func formatApproval(req toolsys.ApprovalRequest, deadline, now time.Time, t term, r *redact.Redactor) string {
@@ -265,12 +289,8 @@ func formatApproval(req toolsys.ApprovalRequest, deadline, now time.Time, t term
 	if others != "" {
 		b.WriteString("  " + t.dim("other arguments: "+truncate(show(others), promptArgsRunes)) + "\n")
 	}
-	opts := "y allow once · a allow " + scopeOf(req) + " until agcore exits · n deny (n REASON tells the model why)"
-	if !deadline.IsZero() {
-		opts += " · " + timeLeft(deadline.Sub(now))
-	}
-	b.WriteString("  " + t.dim(opts) + "\n")
-	b.WriteString(t.bold("allow " + tool + "? [y/a/n] "))
+	b.WriteString("  " + t.dim("y: allow once · a: allow "+scopeOf(req)+" until agcore exits · n [reason]: deny") + "\n")
+	b.WriteString(question(tool, deadline, now, t))
 	return b.String()
 }
 
@@ -353,12 +373,12 @@ func scopeOf(req toolsys.ApprovalRequest) string {
 	return tool + " with this " + safeText(label)
 }
 
-// timeLeft says how long the user has to answer.
+// timeLeft says how long the user has to answer: "59s left".
 func timeLeft(d time.Duration) string {
 	if d < time.Second {
-		return "answer now"
+		return "under a second left"
 	}
-	return "answer within " + formatDuration(d.Round(time.Second))
+	return formatDuration(d.Round(time.Second)) + " left"
 }
 
 // safeText makes s safe to show on a terminal as it is: control

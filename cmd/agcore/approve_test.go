@@ -264,7 +264,7 @@ func TestRunApproval_Answers(t *testing.T) {
 			if line := s.waitFor(t, "command: "); !strings.HasSuffix(line, "command: touch made.txt") {
 				t.Errorf("the prompt shows the command as %q", line)
 			}
-			s.waitFor(t, "y allow once · a allow bash with this command until agcore exits · n deny")
+			s.waitFor(t, "y: allow once · a: allow bash with this command until agcore exits · n [reason]: deny")
 			s.send(t, tt.answer)
 			s.waitFor(t, tt.wantVerdct)
 			code, out := s.wait(t)
@@ -312,7 +312,7 @@ func TestRunApproval_AllowForSession(t *testing.T) {
 			cfg, ws, data := approvalConfig(t, tt.script)
 			s := startCLI(t, true, "--config", cfg, "run", "go")
 			s.waitFor(t, promptHeader)
-			s.waitFor(t, "a allow "+tt.scope+" until agcore exits")
+			s.waitFor(t, "a: allow "+tt.scope+" until agcore exits")
 			s.send(t, "a")
 			s.waitFor(t, "allowed: "+tt.scope+" runs without asking until agcore exits")
 			s.waitFor(t, promptHeader)

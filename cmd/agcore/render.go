@@ -50,8 +50,11 @@ type renderer struct {
 type toolLine struct {
 	id, name, args string
 	done, failed   bool
-	dur            time.Duration
-	content        string
+	// abandoned is true for a call whose block ended before it finished
+	// (a call cancelled while it waited for approval).
+	abandoned bool
+	dur       time.Duration
+	content   string
 }
 
 // newRenderer returns a renderer writing to w, and to errw the errors a
@@ -198,6 +201,8 @@ func (r *renderer) toolText(t *toolLine) string {
 		head += " " + r.term.dim(t.args)
 	}
 	switch {
+	case t.abandoned:
+		return r.term.dim("…") + " " + head + " " + r.term.dim("(did not finish)")
 	case !t.done:
 		return r.term.cyan(spinnerFrames[r.frame%len(spinnerFrames)]) + " " + head
 	case t.failed:
@@ -223,15 +228,21 @@ func (r *renderer) redraw() {
 	r.write(b.String())
 }
 
-// endBlock closes the tool block: the next tools start a new one. Off a
-// terminal, calls that never finished get a line of their own.
+// endBlock closes the tool block: the next tools start a new one. Calls
+// that never finished are shown as such: off a terminal on a line of their
+// own, on a terminal in place of their spinner.
 func (r *renderer) endBlock() {
-	if !r.term.tty {
-		for _, t := range r.tools {
-			if !t.done {
+	unfinished := false
+	for _, t := range r.tools {
+		if !t.done {
+			unfinished, t.abandoned = true, true
+			if !r.term.tty {
 				r.write(fmt.Sprintf("%s %s %s\n", r.term.dim("…"), t.name, r.term.dim("(did not finish)")))
 			}
 		}
+	}
+	if unfinished {
+		r.redraw()
 	}
 	r.tools, r.drawn = nil, 0
 }

@@ -116,6 +116,7 @@ func playTurn(ctx context.Context, sess *actors.Session, msg messages.Message, r
 				input, inputEnded = nil, true
 				in.prompt.stop("standard input ended")
 			case strings.TrimSpace(line) == "/cancel" && in.onLine != nil:
+				in.prompt.lineTyped()
 				in.onLine(line)
 			case in.prompt.asking():
 				in.prompt.answer(line)
