@@ -190,3 +190,47 @@ func TestFormatDuration(t *testing.T) {
 		}
 	}
 }
+
+// TestRenderer_PauseForPrompt pauses a terminal view while two calls run,
+// as a prompt does: the tool block is erased, the spinners stop, events
+// are held, and resume draws the block below the prompt and then renders
+// what was held, in order. A call still running when the turn ends is
+// shown as unfinished, not left spinning.
+func TestRenderer_PauseForPrompt(t *testing.T) {
+	var buf bytes.Buffer
+	r := newRenderer(&buf, io.Discard, term{tty: true}, false)
+	r.event(messages.TextDelta{Text: "Checking"})
+	r.event(messages.ToolStarted{CallID: "c1", Name: "read_file", Arguments: `{"path":"a.go"}`})
+	r.event(messages.ToolStarted{CallID: "c2", Name: "bash", Arguments: `{"command":"ls"}`})
+
+	buf.Reset()
+	r.pause()
+	if got, want := buf.String(), "\x1b[2A\r\x1b[2K\x1b[J"; got != want {
+		t.Errorf("pause wrote %q, want the block erased: %q", got, want)
+	}
+	buf.Reset()
+	buf.WriteString("<prompt>\n")
+	r.event(messages.ToolFinished{CallID: "c1", Name: "read_file", Content: "package a", Duration: time.Millisecond})
+	if r.spinning() {
+		r.tick()
+	}
+	if got := buf.String(); got != "<prompt>\n" {
+		t.Errorf("the paused view wrote %q", got)
+	}
+
+	r.resume()
+	want := "<prompt>\n" +
+		// The block, below the prompt, as it stood.
+		"\r\x1b[2K⠋ read_file {\"path\":\"a.go\"}\n\r\x1b[2K⠋ bash {\"command\":\"ls\"}\n" +
+		// The held event, redrawn in place.
+		"\x1b[2A\r\x1b[2K✓ read_file {\"path\":\"a.go\"} 1ms\n\r\x1b[2K⠋ bash {\"command\":\"ls\"}\n"
+	if got := buf.String(); got != want {
+		t.Errorf("resume wrote\n%q\nwant\n%q", got, want)
+	}
+
+	buf.Reset()
+	r.event(messages.TurnEnded{Outcome: messages.OutcomeCancelled, RoundTrips: 1})
+	if got := buf.String(); !strings.Contains(got, "\r\x1b[2K… bash {\"command\":\"ls\"} (did not finish)\n") || strings.Contains(got, "⠋") {
+		t.Errorf("the unfinished call ends as\n%q", got)
+	}
+}
