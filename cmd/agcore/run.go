@@ -38,8 +38,9 @@ Approvals. A tool call that the permission mode does not run by itself
 (bash, in the default mode accept-edits) is asked about on the terminal:
 the prompt shows the tool, its subject (the command line, the path) and
 other arguments, and why it asks, and takes y (allow once), a (allow this
-tool on this same subject until agcore exits) or n (deny; "n REASON" tells
-the model why), then Enter. The live view pauses while it asks, and
+tool on this same subject until agcore exits; the same exact call when
+allow rules cannot vouch for the subject alone) or n (deny; "n REASON"
+tells the model why), then Enter. The live view pauses while it asks, and
 parallel calls are asked one after the other. The wait is bounded by the
 call's deadline (limits.tool_timeout), which the prompt shows. Without a
 terminal (standard input or output redirected) such a call is refused: the
