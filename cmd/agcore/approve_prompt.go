@@ -215,6 +215,9 @@ func (p *approvalPrompt) endLine(typed bool) {
 	p.midLine = false
 }
 
+// write writes s. A failing stream is reported by the live view's
+// renderer, which writes to the same stream (or, with --json, to the one
+// that carries the events).
 func (p *approvalPrompt) write(s string) { _, _ = io.WriteString(p.w, s) }
 
 // question is the line that waits for the answer.

@@ -37,15 +37,16 @@ const (
   - match: {role: user}
     reply: {text: "Still here."}
 `
-	// parallelScript calls bash twice in one reply.
+	// parallelScript calls write_file twice in one reply (which needs
+	// approval in the ask mode).
 	parallelScript = `rules:
   - match: {role: user}
     reply:
       tool_calls:
-        - {name: bash, arguments: {command: "touch one.txt"}}
-        - {name: bash, arguments: {command: "touch two.txt"}}
-  - match: {tool: bash}
-    reply: {text: "Done with bash."}
+        - {name: write_file, arguments: {path: "one.txt", content: "one"}}
+        - {name: write_file, arguments: {path: "two.txt", content: "two"}}
+  - match: {tool: write_file}
+    reply: {text: "Done writing."}
 `
 	// repeatScript calls bash with the same command twice in a row, then
 	// with another command.
@@ -348,15 +349,17 @@ func TestRunApproval_AllowForSession(t *testing.T) {
 	}
 }
 
-// TestRunApproval_ParallelCalls runs a reply with two bash calls: they are
-// asked one after the other, each answer going to the call shown.
+// TestRunApproval_ParallelCalls runs a reply with two calls that need
+// approval: they are asked one after the other, each answer going to the
+// call shown.
 func TestRunApproval_ParallelCalls(t *testing.T) {
 	cfg, ws, _ := approvalConfig(t, parallelScript)
-	s := startCLI(t, true, "--config", cfg, "run", "make two files")
+	s := startCLI(t, true, "--config", cfg, "run", "--permission-mode", "ask", "write two files")
+	const header = "? write_file needs approval"
 	first := ""
 	for i := range 2 {
-		s.waitFor(t, promptHeader)
-		line := s.waitFor(t, "command: ")
+		s.waitFor(t, header)
+		line := s.waitFor(t, "path: ")
 		if i == 0 {
 			first = line
 			s.send(t, "y")
@@ -373,20 +376,20 @@ func TestRunApproval_ParallelCalls(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("exit code %d\n%s", code, out)
 	}
-	// Every prompt is answered before the next one is shown.
+	// Every question is answered before the next one is shown.
 	var order []string
 	for _, line := range strings.Split(out, "\n") {
 		switch {
-		case strings.Contains(line, promptHeader):
+		case strings.Contains(line, header):
 			order = append(order, "ask")
 		case strings.HasPrefix(line, "  "+markOK+" allowed once"), strings.HasPrefix(line, "  "+markFail+" denied"):
 			order = append(order, "answer")
 		}
 	}
 	if strings.Join(order, " ") != "ask answer ask answer" {
-		t.Errorf("prompts and answers in the order %v, want each answered before the next:\n%s", order, out)
+		t.Errorf("questions and answers in the order %v, want each answered before the next:\n%s", order, out)
 	}
-	allowed := strings.TrimSpace(strings.TrimPrefix(first, "  command: touch "))
+	allowed := strings.TrimSpace(strings.TrimPrefix(first, "  path: "))
 	for _, name := range []string{"one.txt", "two.txt"} {
 		if got, want := exists(filepath.Join(ws, name)), name == allowed; got != want {
 			t.Errorf("%s exists: %v, want %v (the call allowed was %q)", name, got, want, first)
