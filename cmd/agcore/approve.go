@@ -37,6 +37,10 @@ type approver struct {
 	// noAsk says why no one can be asked ("standard input is not a
 	// terminal"); empty while the user can be asked.
 	noAsk string
+	// quiet is true once asking stopped on a terminal (its input ended):
+	// the prompt said why, so refusals write nothing more to errw, which
+	// is the same terminal.
+	quiet bool
 	// allowed holds the keys (sessionKey) of the calls allowed until the
 	// process exits.
 	allowed map[string]bool
@@ -93,12 +97,13 @@ func (ap *approver) unaskable() string {
 	return ap.noAsk
 }
 
-// stopAsking makes every later call be refused, for the reason why.
+// stopAsking makes every later call be refused, for the reason why,
+// which the prompt has shown.
 func (ap *approver) stopAsking(why string) {
 	ap.mu.Lock()
 	defer ap.mu.Unlock()
 	if ap.noAsk == "" {
-		ap.noAsk = why
+		ap.noAsk, ap.quiet = why, true
 	}
 }
 
@@ -148,7 +153,7 @@ func (ap *approver) refuse(req toolsys.ApprovalRequest, why string) toolsys.Appr
 	allow := allowFlags(req, ap.redactor)
 	mode := modeFlag(req.Permission)
 	ap.mu.Lock()
-	first := !ap.told[req.Tool]
+	first := !ap.told[req.Tool] && !ap.quiet
 	ap.told[req.Tool] = true
 	ap.mu.Unlock()
 	tool := safeText(req.Tool)

@@ -5,6 +5,9 @@ import (
 	"io"
 	"strings"
 	"time"
+	"unicode/utf8"
+
+	"golang.org/x/text/width"
 
 	"github.com/agcore/agcore/messages"
 	"github.com/agcore/agcore/providers"
@@ -221,8 +224,12 @@ func (r *renderer) redraw() {
 	if r.drawn > 0 {
 		fmt.Fprintf(&b, "\x1b[%dA", r.drawn)
 	}
+	cols := 0
+	if r.term.cols != nil {
+		cols = r.term.cols()
+	}
 	for _, t := range r.tools {
-		b.WriteString(ansiClearLine + r.toolText(t) + "\n")
+		b.WriteString(ansiClearLine + clipLine(r.toolText(t), cols-1) + "\n")
 	}
 	r.drawn = len(r.tools)
 	r.write(b.String())
@@ -282,6 +289,74 @@ func (r *renderer) turnSummary(e messages.TurnEnded) string {
 		return r.term.red(markFail+" cancelled") + r.term.dim(" · "+details)
 	}
 	return r.term.dim("— " + details)
+}
+
+// clipLine shortens s to n columns, marking a cut with "…", so that a
+// line redrawn in place never wraps (a wrapped line would throw off the
+// count of lines to move up). The ANSI styles this package writes take no
+// columns and are kept; a wide character takes two. n < 1 leaves s as it
+// is.
+func clipLine(s string, n int) string {
+	if n < 1 || columns(s) <= n {
+		return s
+	}
+	var b strings.Builder
+	cols, styled := 0, false
+	for i := 0; i < len(s); {
+		if esc := ansiSequence(s[i:]); esc != "" {
+			b.WriteString(esc)
+			styled = true
+			i += len(esc)
+			continue
+		}
+		c, size := utf8.DecodeRuneInString(s[i:])
+		if cols+runeColumns(c) > n-1 {
+			break
+		}
+		b.WriteRune(c)
+		cols += runeColumns(c)
+		i += size
+	}
+	b.WriteString("…")
+	if styled {
+		b.WriteString(ansiReset)
+	}
+	return b.String()
+}
+
+// columns is the width of s on a terminal, its ANSI styles left out.
+func columns(s string) int {
+	n := 0
+	for i := 0; i < len(s); {
+		if esc := ansiSequence(s[i:]); esc != "" {
+			i += len(esc)
+			continue
+		}
+		c, size := utf8.DecodeRuneInString(s[i:])
+		n += runeColumns(c)
+		i += size
+	}
+	return n
+}
+
+// ansiSequence returns the style sequence (ESC [ ... m) s starts with, or
+// "".
+func ansiSequence(s string) string {
+	if !strings.HasPrefix(s, "\x1b[") {
+		return ""
+	}
+	if j := strings.IndexByte(s, 'm'); j > 0 {
+		return s[:j+1]
+	}
+	return ""
+}
+
+// runeColumns is the width of c on a terminal: two for a wide character.
+func runeColumns(c rune) int {
+	if k := width.LookupRune(c).Kind(); k == width.EastAsianWide || k == width.EastAsianFullwidth {
+		return 2
+	}
+	return 1
 }
 
 func (r *renderer) write(s string) {

@@ -234,3 +234,61 @@ func TestRenderer_PauseForPrompt(t *testing.T) {
 		t.Errorf("the unfinished call ends as\n%q", got)
 	}
 }
+
+// TestClipLine shortens the lines a terminal view redraws in place to the
+// terminal's width, styles left whole.
+func TestClipLine(t *testing.T) {
+	red := term{tty: true, color: true}.red
+	tests := []struct {
+		s    string
+		n    int
+		want string
+	}{
+		{"short", 10, "short"},
+		{"exactly10!", 10, "exactly10!"},
+		{"eleven cols", 10, "eleven co…"},
+		{red("✗ failed") + " tail", 6, ansiRed + "✗ fai…" + ansiReset},
+		{"日本語のテキスト", 7, "日本語…"},
+		{"anything", 0, "anything"},
+	}
+	for _, tt := range tests {
+		got := clipLine(tt.s, tt.n)
+		if got != tt.want {
+			t.Errorf("clipLine(%q, %d) = %q, want %q", tt.s, tt.n, got, tt.want)
+		}
+		if tt.n > 0 && columns(got) > tt.n {
+			t.Errorf("clipLine(%q, %d) takes %d columns", tt.s, tt.n, columns(got))
+		}
+	}
+}
+
+// TestRenderer_ClipsToTheTerminal redraws a block whose failed call's line
+// is wider than the terminal: each line is clipped, so moving up by the
+// number of lines lands on the block's first line.
+func TestRenderer_ClipsToTheTerminal(t *testing.T) {
+	var buf bytes.Buffer
+	r := newRenderer(&buf, io.Discard, term{tty: true, cols: func() int { return 40 }}, false)
+	r.event(messages.ToolStarted{CallID: "c1", Name: "bash", Arguments: `{"command":"go test ./... -run TestSomethingLong"}`})
+	r.event(messages.ToolFinished{CallID: "c1", Name: "bash", IsError: true, Duration: time.Second,
+		Content: "permission denied for tool bash by approver: the user refused"})
+	for _, line := range strings.Split(strings.TrimSuffix(buf.String(), "\n"), "\n") {
+		line = strings.TrimPrefix(line, "\x1b[1A")
+		line = strings.TrimPrefix(line, ansiClearLine)
+		if n := columns(line); n > 39 {
+			t.Errorf("line of %d columns on a 40-column terminal: %q", n, line)
+		}
+	}
+}
+
+// TestRenderer_ToolArgumentsEscaped shows a call whose arguments hold a
+// bidirectional override: the tool line shows it escaped, as the approval
+// prompt does, rather than letting it turn the line around.
+func TestRenderer_ToolArgumentsEscaped(t *testing.T) {
+	var buf bytes.Buffer
+	r := newRenderer(&buf, io.Discard, term{}, false)
+	r.event(messages.ToolStarted{CallID: "c1", Name: "bash", Arguments: "{\"command\":\"echo \u202egnp.exe\"}"})
+	r.event(messages.ToolFinished{CallID: "c1", Name: "bash", Duration: time.Millisecond})
+	if got, want := buf.String(), `✓ bash {"command":"echo \u202egnp.exe"} 1ms`+"\n"; got != want {
+		t.Errorf("rendered %q, want %q", got, want)
+	}
+}

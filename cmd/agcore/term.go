@@ -15,12 +15,20 @@ type term struct {
 	tty bool
 	// color is true on a terminal unless NO_COLOR is set.
 	color bool
+	// cols returns the terminal's width in columns, read at each call so
+	// that a resized window is followed. Nil, or a result of zero, means
+	// the width is unknown: lines drawn in place are then not clipped.
+	cols func() int
 }
 
 // termFor describes w, honouring NO_COLOR (https://no-color.org).
 func termFor(w io.Writer, getenv func(string) string) term {
 	tty := logging.IsTerminal(w)
-	return term{tty: tty, color: tty && getenv("NO_COLOR") == ""}
+	t := term{tty: tty, color: tty && getenv("NO_COLOR") == ""}
+	if f, ok := w.(interface{ Fd() uintptr }); ok && tty {
+		t.cols = func() int { return terminalWidth(f.Fd()) }
+	}
+	return t
 }
 
 // isTerminal reports whether stream (standard input or output) is a
