@@ -53,6 +53,7 @@ func TestBinary(t *testing.T) {
 	t.Run("help on every command", func(t *testing.T) { testHelp(t, bin) })
 	t.Run("run then sessions", func(t *testing.T) { testRunAndSessions(t, bin) })
 	t.Run("chat with piped input", func(t *testing.T) { testChat(t, bin) })
+	t.Run("approvals on a terminal", func(t *testing.T) { testApprovalPTY(t, bin) })
 	t.Run("bad config", func(t *testing.T) { testBadConfig(t, bin) })
 	t.Run("mock-llm until SIGTERM", func(t *testing.T) { testMockLLMSignal(t, bin) })
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"cmp"
 	"context"
 	"errors"
@@ -29,6 +28,7 @@ const chatHelp = `/agent [NAME]  show the agent, or switch to agent NAME
 // chatOptions are the flags of `agcore chat`.
 type chatOptions struct {
 	modelFlags
+	perms   permissionFlags
 	session string
 }
 
@@ -50,6 +50,16 @@ lines typed meanwhile run after it, in order. Ctrl-C cancels the running
 turn and leaves (exit code 130). Standard input may be a pipe: the lines are
 then played in order, which makes chat scriptable.
 
+Approvals. On a terminal, a tool call that the permission mode does not run
+by itself (bash, in the default mode accept-edits) is asked about as in
+agcore run: y (allow once), a (allow this tool on this same subject until
+the chat ends) or n (deny; "n REASON" tells the model why), then Enter. The
+line you type next answers the question on screen; /cancel still cancels
+the turn. Without a terminal such calls are refused, and standard error
+says once per tool which --allow rule, --permission-mode or
+permissions.allow rule would let them run. --allow RULE and --deny RULE
+(repeatable) add rules to permissions.allow and permissions.deny.
+
 A turn that fails or stops at a limit is reported once, on standard error,
 and the chat goes on; chat then exits 1 when its input ends (or at /exit).
 The session is created with the first prompt: input without one leaves
@@ -57,11 +67,13 @@ nothing behind.`,
 		Example: `  agcore chat
   agcore chat --model mock/scripted
   agcore chat --session 20250102-150405-1a2b3c
+  agcore chat --allow 'bash(go test **)' --deny 'bash(git push *)'
   printf 'Summarise this project\n/history\n/usage\n/exit\n' | agcore chat --model mock/scripted`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runChat(cmd, a, o) },
 	}
 	addModelFlags(cmd, &o.modelFlags)
+	addPermissionFlags(cmd, &o.perms, true)
 	cmd.Flags().StringVar(&o.session, "session", "", "session to continue (default: a new session)")
 	return cmd
 }
@@ -80,6 +92,11 @@ type chat struct {
 	errw io.Writer
 	term term
 	r    *renderer
+	// in is standard input, read all along: the chat's lines and the
+	// answers to approvals alike; prompt asks about the calls that need
+	// approval.
+	in     *lineReader
+	prompt *approvalPrompt
 	// defaultAgent is the agent of a new session; agents are the names of
 	// the configured agents.
 	defaultAgent string
@@ -94,17 +111,19 @@ type chat struct {
 
 func runChat(cmd *cobra.Command, a *app, o chatOptions) error {
 	ctx := cmd.Context()
-	cfg, err := a.loadConfig(o.overrides())
+	cfg, err := a.loadConfig(o.perms.add(o.overrides()))
 	if err != nil {
 		return err
 	}
-	rt, stop, err := a.startRuntime(ctx, cfg)
+	ap := a.newApprover(cmd)
+	rt, stop, err := a.startRuntime(ctx, cfg, ap)
 	if err != nil {
 		return err
 	}
 	out := cmd.OutOrStdout()
 	c := &chat{ctx: ctx, rt: rt, id: o.session, out: out, errw: cmd.ErrOrStderr(), term: termFor(out, a.getenv)}
 	c.r = newRenderer(out, c.errw, c.term, false)
+	c.prompt = newApprovalPrompt(ap, out, c.term, c.r)
 	for _, ag := range cfg.Agents {
 		c.agents = append(c.agents, ag.Name)
 	}
@@ -127,7 +146,8 @@ func runChat(cmd *cobra.Command, a *app, o chatOptions) error {
 		c.id, agent, cfg.DefaultModel)))
 	lctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	err = c.loop(readLines(lctx, cmd.InOrStdin()))
+	c.in = newLineReader(lctx, cmd.InOrStdin())
+	err = c.loop(c.in.lines())
 	if err == nil && c.failed > 0 {
 		err = fmt.Errorf("%d of %d turns failed", c.failed, c.turns)
 	}
@@ -144,26 +164,6 @@ func (c *chat) session() (*actors.Session, error) {
 		c.sess = sess
 	}
 	return c.sess, nil
-}
-
-// readLines sends the lines of r on the returned channel, closing it at
-// the end of r. A read error ends the lines like an end of input. It stops
-// sending when ctx is done (a read in progress still completes).
-func readLines(ctx context.Context, r io.Reader) <-chan string {
-	lines := make(chan string)
-	go func() {
-		defer close(lines)
-		sc := bufio.NewScanner(r)
-		sc.Buffer(make([]byte, 64<<10), 1<<20)
-		for sc.Scan() {
-			select {
-			case lines <- sc.Text():
-			case <-ctx.Done():
-				return
-			}
-		}
-	}()
-	return lines
 }
 
 // loop reads and runs lines until /exit, the end of input or an interrupt.
@@ -186,7 +186,7 @@ func (c *chat) loop(input <-chan string) error {
 				return context.Cause(c.ctx)
 			}
 		}
-		if err := c.handle(line, input); err != nil {
+		if err := c.handle(line); err != nil {
 			return err
 		}
 	}
@@ -194,13 +194,13 @@ func (c *chat) loop(input <-chan string) error {
 }
 
 // handle runs one line: a command, or a turn.
-func (c *chat) handle(line string, input <-chan string) error {
+func (c *chat) handle(line string) error {
 	line = strings.TrimSpace(line)
 	if line == "" {
 		return nil
 	}
 	if !strings.HasPrefix(line, "/") {
-		return c.turn(line, input)
+		return c.turn(line)
 	}
 	name, arg, _ := strings.Cut(line[1:], " ")
 	arg = strings.TrimSpace(arg)
@@ -225,13 +225,13 @@ func (c *chat) handle(line string, input <-chan string) error {
 
 // turn plays line as a turn. A failed turn is reported once, on the
 // error stream, and the chat goes on.
-func (c *chat) turn(line string, input <-chan string) error {
+func (c *chat) turn(line string) error {
 	sess, err := c.session()
 	if err != nil {
 		return err
 	}
 	c.turns++
-	end, err := playTurn(c.ctx, sess, messages.UserText(line), c.r, input, c.duringTurn)
+	end, err := playTurn(c.ctx, sess, messages.UserText(line), c.r, turnInput{lines: c.in, onLine: c.duringTurn, prompt: c.prompt})
 	switch {
 	case err != nil && c.ctx.Err() != nil:
 		return err

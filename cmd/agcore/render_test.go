@@ -190,3 +190,105 @@ func TestFormatDuration(t *testing.T) {
 		}
 	}
 }
+
+// TestRenderer_PauseForPrompt pauses a terminal view while two calls run,
+// as a prompt does: the tool block is erased, the spinners stop, events
+// are held, and resume draws the block below the prompt and then renders
+// what was held, in order. A call still running when the turn ends is
+// shown as unfinished, not left spinning.
+func TestRenderer_PauseForPrompt(t *testing.T) {
+	var buf bytes.Buffer
+	r := newRenderer(&buf, io.Discard, term{tty: true}, false)
+	r.event(messages.TextDelta{Text: "Checking"})
+	r.event(messages.ToolStarted{CallID: "c1", Name: "read_file", Arguments: `{"path":"a.go"}`})
+	r.event(messages.ToolStarted{CallID: "c2", Name: "bash", Arguments: `{"command":"ls"}`})
+
+	buf.Reset()
+	r.pause()
+	if got, want := buf.String(), "\x1b[2A\r\x1b[2K\x1b[J"; got != want {
+		t.Errorf("pause wrote %q, want the block erased: %q", got, want)
+	}
+	buf.Reset()
+	buf.WriteString("<prompt>\n")
+	r.event(messages.ToolFinished{CallID: "c1", Name: "read_file", Content: "package a", Duration: time.Millisecond})
+	if r.spinning() {
+		r.tick()
+	}
+	if got := buf.String(); got != "<prompt>\n" {
+		t.Errorf("the paused view wrote %q", got)
+	}
+
+	r.resume()
+	want := "<prompt>\n" +
+		// The block, below the prompt, as it stood.
+		"\r\x1b[2K⠋ read_file {\"path\":\"a.go\"}\n\r\x1b[2K⠋ bash {\"command\":\"ls\"}\n" +
+		// The held event, redrawn in place.
+		"\x1b[2A\r\x1b[2K✓ read_file {\"path\":\"a.go\"} 1ms\n\r\x1b[2K⠋ bash {\"command\":\"ls\"}\n"
+	if got := buf.String(); got != want {
+		t.Errorf("resume wrote\n%q\nwant\n%q", got, want)
+	}
+
+	buf.Reset()
+	r.event(messages.TurnEnded{Outcome: messages.OutcomeCancelled, RoundTrips: 1})
+	if got := buf.String(); !strings.Contains(got, "\r\x1b[2K… bash {\"command\":\"ls\"} (did not finish)\n") || strings.Contains(got, "⠋") {
+		t.Errorf("the unfinished call ends as\n%q", got)
+	}
+}
+
+// TestClipLine shortens the lines a terminal view redraws in place to the
+// terminal's width, styles left whole.
+func TestClipLine(t *testing.T) {
+	red := term{tty: true, color: true}.red
+	tests := []struct {
+		s    string
+		n    int
+		want string
+	}{
+		{"short", 10, "short"},
+		{"exactly10!", 10, "exactly10!"},
+		{"eleven cols", 10, "eleven co…"},
+		{red("✗ failed") + " tail", 6, ansiRed + "✗ fai…" + ansiReset},
+		{"日本語のテキスト", 7, "日本語…"},
+		{"anything", 0, "anything"},
+	}
+	for _, tt := range tests {
+		got := clipLine(tt.s, tt.n)
+		if got != tt.want {
+			t.Errorf("clipLine(%q, %d) = %q, want %q", tt.s, tt.n, got, tt.want)
+		}
+		if tt.n > 0 && columns(got) > tt.n {
+			t.Errorf("clipLine(%q, %d) takes %d columns", tt.s, tt.n, columns(got))
+		}
+	}
+}
+
+// TestRenderer_ClipsToTheTerminal redraws a block whose failed call's line
+// is wider than the terminal: each line is clipped, so moving up by the
+// number of lines lands on the block's first line.
+func TestRenderer_ClipsToTheTerminal(t *testing.T) {
+	var buf bytes.Buffer
+	r := newRenderer(&buf, io.Discard, term{tty: true, cols: func() int { return 40 }}, false)
+	r.event(messages.ToolStarted{CallID: "c1", Name: "bash", Arguments: `{"command":"go test ./... -run TestSomethingLong"}`})
+	r.event(messages.ToolFinished{CallID: "c1", Name: "bash", IsError: true, Duration: time.Second,
+		Content: "permission denied for tool bash by approver: the user refused"})
+	for _, line := range strings.Split(strings.TrimSuffix(buf.String(), "\n"), "\n") {
+		line = strings.TrimPrefix(line, "\x1b[1A")
+		line = strings.TrimPrefix(line, ansiClearLine)
+		if n := columns(line); n > 39 {
+			t.Errorf("line of %d columns on a 40-column terminal: %q", n, line)
+		}
+	}
+}
+
+// TestRenderer_ToolArgumentsEscaped shows a call whose arguments hold a
+// bidirectional override: the tool line shows it escaped, as the approval
+// prompt does, rather than letting it turn the line around.
+func TestRenderer_ToolArgumentsEscaped(t *testing.T) {
+	var buf bytes.Buffer
+	r := newRenderer(&buf, io.Discard, term{}, false)
+	r.event(messages.ToolStarted{CallID: "c1", Name: "bash", Arguments: "{\"command\":\"echo \u202egnp.exe\"}"})
+	r.event(messages.ToolFinished{CallID: "c1", Name: "bash", Duration: time.Millisecond})
+	if got, want := buf.String(), `✓ bash {"command":"echo \u202egnp.exe"} 1ms`+"\n"; got != want {
+		t.Errorf("rendered %q, want %q", got, want)
+	}
+}

@@ -44,6 +44,10 @@ type app struct {
 	// rawStderr is stderr before masking, for the logger, which masks each
 	// event as JSON before it is formatted.
 	rawStderr io.Writer
+	// terminal reports whether a standard stream (stdin, stdout) is a
+	// terminal, which decides whether run and chat ask for approvals. Nil
+	// means asking the operating system.
+	terminal func(stream any) bool
 }
 
 // usageError marks an error in the command line (unknown command, bad flag,
@@ -63,9 +67,21 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 
 // runIO is run with stdin as the commands' standard input.
 func runIO(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) int {
+	return newApp(stdout, stderr, getenv).execute(ctx, args, stdin)
+}
+
+// newApp returns the app of a command line writing to stdout and stderr,
+// both masked by a new redactor.
+func newApp(stdout, stderr io.Writer, getenv func(string) string) *app {
 	r := redact.New()
-	stdout, rawStderr, stderr := masked(stdout, r), stderr, masked(stderr, r)
-	a := &app{stdout: stdout, stderr: stderr, rawStderr: rawStderr, getenv: getenv, log: zerolog.Nop(), redactor: r}
+	return &app{stdout: masked(stdout, r), stderr: masked(stderr, r), rawStderr: stderr, getenv: getenv,
+		log: zerolog.Nop(), redactor: r}
+}
+
+// execute runs the command line args with stdin as the commands' standard
+// input, and returns the exit code.
+func (a *app) execute(ctx context.Context, args []string, stdin io.Reader) int {
+	stdout, stderr := a.stdout, a.stderr
 	root := newRootCmd(a)
 	root.SetArgs(args)
 	root.SetIn(stdin)

@@ -32,8 +32,10 @@ type serveOptions struct {
 	addr, token, dataDir   string
 	baseURL, apiKey, model string
 	workspace, permissions string
-	maxBody                int64
-	shutdownTimeout        time.Duration
+	// perms holds the --allow and --deny rules.
+	perms           permissionFlags
+	maxBody         int64
+	shutdownTimeout time.Duration
 	// insecureNoAuth serves an address other hosts can reach without a
 	// token.
 	insecureNoAuth bool
@@ -58,7 +60,8 @@ The runtime is the one agcore run builds, from the same configuration file
 (--config): providers and default model, agents, limits, retries,
 permissions, the sandbox of bash, the file tools, MCP servers, data_dir and
 workspace. --model, --base-url, --api-key, --workspace, --data-dir and
---permission-mode override the file as they do for run, and so do
+--permission-mode override the file as they do for run, --allow and --deny
+add rules to permissions.allow and permissions.deny, and so do
 OPENAI_BASE_URL, OPENAI_MODEL, OPENAI_API_KEY and AGCORE_DATA_DIR. Sessions
 are journaled in the data directory and survive restarts.
 
@@ -142,6 +145,7 @@ the token, when one is set); docs/http-api.md is the guide, with examples.`,
 	f.StringVar(&o.model, "model", "", `model to use, "provider/model" or a model of the openai provider (env OPENAI_MODEL; default: the configuration's, or the mock's model)`)
 	f.StringVar(&o.workspace, "workspace", "", "directory the file tools work in, created when missing (default: the configuration's; without a configuration file, a temporary one seeded with a sample project)")
 	f.StringVar(&o.permissions, "permission-mode", "", "tool permission mode: ask, accept-edits, read-only or bypass (default: the configuration's permissions.mode, else ask)")
+	addPermissionFlags(cmd, &o.perms, false)
 	f.Int64Var(&o.maxBody, "max-body", httpapi.DefaultMaxBodyBytes, "largest request body, in bytes")
 	f.DurationVar(&o.shutdownTimeout, "shutdown-timeout", defaultShutdownAfter, "how long running turns may finish at shutdown before they are cancelled")
 	f.BoolVar(&o.insecureNoAuth, "insecure-no-auth", false, "serve an address other hosts can reach without --token (anyone who can connect can run tools)")
@@ -237,7 +241,8 @@ type serveRuntime struct {
 // serveConfig resolves the configuration of serve, checking everything
 // before anything is created.
 func (a *app) serveConfig(cmd *cobra.Command, o serveOptions) (serveRuntime, error) {
-	over := config.Overrides{DataDir: o.dataDir, Workspace: o.workspace, Model: o.model, BaseURL: o.baseURL, APIKey: o.apiKey}
+	over := config.Overrides{DataDir: o.dataDir, Workspace: o.workspace, Model: o.model, BaseURL: o.baseURL, APIKey: o.apiKey,
+		Allow: o.perms.allow, Deny: o.perms.deny}
 	if cmd.Flags().Changed("permission-mode") {
 		over.PermissionMode = o.permissions
 	}

@@ -354,7 +354,8 @@ type MCPServer struct {
 // Permissions configure the permission pipeline every tool call passes:
 // deny rules, then the mode, then allow rules. A call that would need
 // approval waits for an answer through the API of `agcore serve`; run and
-// chat have no one to ask, so there such a call is denied.
+// chat ask on the terminal, and without one deny the call. The --allow and
+// --deny flags add rules to Allow and Deny.
 type Permissions struct {
 	// Mode is "ask" (read-only tools run; others need approval),
 	// "read-only", "accept-edits" (tools up to write run) or "bypass"

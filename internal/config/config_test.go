@@ -245,6 +245,10 @@ func TestApply_Errors(t *testing.T) {
 		{"bad url", Overrides{BaseURL: "nope"}, `providers[0].base_url: want an http or https URL, got "nope"`},
 		{"unknown model of a scripted provider", Overrides{Model: "mock/nosuch"}, `--model: provider mock has no model "nosuch" (known: mock/scripted)`},
 		{"permission mode", Overrides{PermissionMode: "yolo"}, `--permission-mode: unknown permission mode "yolo" (want ask, read-only, accept-edits or bypass)`},
+		{"allow rule", Overrides{Allow: []string{"bash(go test *)", "bash(go test"}}, `--allow: rule "bash(go test": missing closing parenthesis`},
+		{"deny rule", Overrides{Deny: []string{"write file"}}, `--deny: rule "write file": invalid character ' ' in tool name`},
+		{"empty allow rule", Overrides{Allow: []string{" "}}, `--allow: rule "": empty tool name`},
+		{"allow rule that is not UTF-8", Overrides{Allow: []string{"bash(\xc4)"}}, `--allow: rule "bash(\xc4)" is not valid UTF-8`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -567,6 +571,38 @@ func TestPermissions_Mode(t *testing.T) {
 	}
 	if got := cfg.permissionConfig().Mode; got != toolsys.ModeReadOnly {
 		t.Errorf("mode %v after --permission-mode read-only", got)
+	}
+}
+
+// TestPermissions_FlagRules checks that --allow and --deny rules are added
+// to the file's permissions.allow and permissions.deny, and that the built
+// pipeline applies them: the flag's allow rule runs a call that the file's
+// rules alone send for approval, and the flag's deny rule refuses a call
+// the mode runs.
+func TestPermissions_FlagRules(t *testing.T) {
+	cfg, err := Parse("agcore.yaml", []byte("permissions:\n  allow: [\"bash(ls *)\"]\n  deny: [\"bash(rm *)\"]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cfg.Apply(Overrides{Allow: []string{"bash(go test **)"}, Deny: []string{"write_file(secrets/**)"}}); err != nil {
+		t.Fatal(err)
+	}
+	got := [][]string{cfg.Permissions.Allow, cfg.Permissions.Deny}
+	want := [][]string{{"bash(ls *)", "bash(go test **)"}, {"bash(rm *)", "write_file(secrets/**)"}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("rules (-want +got)\n%s", diff)
+	}
+	perms, err := toolsys.NewPermissions(cfg.permissionConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := t.Context()
+	if err := perms.Check(ctx, toolsys.Request{Tool: "bash", Permission: toolsys.PermExecute, Subject: "go test ./..."}); err != nil {
+		t.Errorf("bash go test with --allow 'bash(go test **)': %v", err)
+	}
+	err = perms.Check(ctx, toolsys.Request{Tool: "write_file", Permission: toolsys.PermWrite, Subject: "secrets/key"})
+	if pe, ok := errors.AsType[*toolsys.PermissionError](err); !ok || pe.Stage != toolsys.StageDeny {
+		t.Errorf("write_file secrets/key with --deny 'write_file(secrets/**)': %v, want refused by the deny rule", err)
 	}
 }
 

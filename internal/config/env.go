@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/agcore/agcore/actors"
 	"github.com/agcore/agcore/memory"
@@ -108,6 +109,11 @@ type Overrides struct {
 	APIKey string
 	// PermissionMode replaces permissions.mode.
 	PermissionMode string
+	// Allow rules are added to permissions.allow (--allow). A rule that
+	// does not parse is an error naming the flag.
+	Allow []string
+	// Deny rules are added to permissions.deny (--deny).
+	Deny []string
 
 	// source names where the overrides come from in errors; empty means
 	// flags.
@@ -135,6 +141,23 @@ func (c *Config) Apply(o Overrides) error {
 			ps.add(key("permission-mode", ""), "%v", err)
 		} else {
 			c.Permissions.Mode = o.PermissionMode
+		}
+	}
+	for _, rules := range []struct {
+		flag string
+		from []string
+		to   *[]string
+	}{{"allow", o.Allow, &c.Permissions.Allow}, {"deny", o.Deny, &c.Permissions.Deny}} {
+		for _, r := range rules.from {
+			if !utf8.ValidString(r) {
+				ps.add(key(rules.flag, ""), "rule %q is not valid UTF-8", r)
+				continue
+			}
+			if _, err := toolsys.ParseRule(r); err != nil {
+				ps.add(key(rules.flag, ""), "%v", err)
+				continue
+			}
+			*rules.to = append(*rules.to, r)
 		}
 	}
 	if o.BaseURL != "" || o.APIKey != "" {
