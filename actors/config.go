@@ -276,9 +276,12 @@ type Config struct {
 	// RestartBudget limits the restarts of a failing session. The zero
 	// value allows 3 within a minute.
 	RestartBudget supervisor.BudgetOptions
-	// IdleTimeout passivates a session that has been idle this long (its
-	// actor stops; the next use activates it again). Zero means 10 minutes;
-	// negative means never.
+	// IdleTimeout passivates a session that has been idle this long: no
+	// turn, queued submission, compaction or sub-agent running, and no
+	// message handled (a passivated session keeps no actor and no history
+	// in memory; its next use activates it again from the journal). The
+	// session goes between one and two timeouts after its last message,
+	// timed by Clock. Zero means 10 minutes; negative means never.
 	IdleTimeout time.Duration
 	// EventBuffer is the buffer of each event subscriber. Zero means 256.
 	// See Session.Stream for what happens when it is full.

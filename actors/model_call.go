@@ -39,6 +39,9 @@ func (m *modelCall) Receive(ctx actor.Context) {
 	}
 	resp, err := m.run(ctx)
 	ctx.Send(ctx.Parent(), &modelDone{gen: m.gen, req: m.req, resp: resp, err: err})
+	// The finished call lets go of its request: protoactor may keep a
+	// stopped child's PID, and so the child, reachable from its parent.
+	*m = modelCall{}
 	ctx.Stop(ctx.Self())
 }
 

@@ -8,6 +8,7 @@ import (
 	"maps"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"text/template"
 	"time"
@@ -58,6 +59,9 @@ type Runtime struct {
 	// turns derive from it.
 	ctx    context.Context
 	cancel context.CancelFunc
+
+	// instances numbers session actor instances (see idleTick).
+	instances atomic.Uint64
 
 	mu       sync.Mutex
 	entries  map[string]*entry
@@ -129,11 +133,11 @@ func (e *entry) takePending() []*submitCmd {
 func (e *entry) removePending(cmd *submitCmd) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	for i, c := range e.pending {
-		if c == cmd {
-			e.pending = append(e.pending[:i], e.pending[i+1:]...)
-			return
-		}
+	if i := slices.Index(e.pending, cmd); i >= 0 {
+		// slices.Delete clears the vacated slot, so that the backing
+		// array does not keep the handled submission (and its
+		// subscriber's buffer) alive.
+		e.pending = slices.Delete(e.pending, i, i+1)
 	}
 }
 

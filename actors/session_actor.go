@@ -34,6 +34,13 @@ type sessionActor struct {
 	toolStrategy actor.SupervisorStrategy
 	compacting   bool
 	breaker      memory.Breaker
+
+	// instance numbers this actor instance among the runtime's; activity
+	// counts the messages it handled, for the idle timer; idleStop disarms
+	// that timer.
+	instance uint64
+	activity uint64
+	idleStop func() bool
 }
 
 var (
@@ -42,7 +49,7 @@ var (
 )
 
 func newSessionActor(rt *Runtime, e *entry) *sessionActor {
-	a := &sessionActor{rt: rt, e: e, id: e.id, log: rt.logger.With().Str("session", e.id).Logger()}
+	a := &sessionActor{rt: rt, e: e, id: e.id, log: rt.logger.With().Str("session", e.id).Logger(), instance: rt.instances.Add(1)}
 	a.toolStrategy = supervisor.NewToolStrategy(supervisor.ToolOptions{Logger: a.log, OnFailure: a.onChildFailure})
 	return a
 }
@@ -60,11 +67,9 @@ func (a *sessionActor) Receive(ctx actor.Context) {
 		a.e.setBusy(false)
 		a.onStoppedSub()
 		close(a.e.gone)
-	case *actor.ReceiveTimeout:
-		if a.turn == nil && len(a.queue) == 0 && !a.compacting && len(a.e.live) == 0 && a.rt.passivate(a.e) {
-			a.log.Debug().Msg("passivating idle session")
-			ctx.Poison(ctx.Self())
-		}
+	case *idleTick:
+		a.onIdleTick(m)
+		return
 	case *submitCmd:
 		if !m.seen {
 			a.handleSubmit(m)
@@ -119,6 +124,7 @@ func (a *sessionActor) Receive(ctx actor.Context) {
 	case *faultCmd:
 		panic(m.err)
 	}
+	a.activity++
 }
 
 // HandleFailure implements actor.SupervisorStrategy for the actor's
@@ -161,9 +167,7 @@ func (a *sessionActor) start(ctx actor.Context) {
 		st.Agent = a.rt.defaultAgent
 	}
 	a.log.Debug().Uint64("activation", activation).Uint64("tail", tail).Msg("session activated")
-	if d := a.rt.cfg.IdleTimeout; d > 0 {
-		ctx.SetReceiveTimeout(d)
-	}
+	a.armIdle()
 	if s := a.e.sub; s != nil && s.budget != nil {
 		s.budget.load(st.Usage, st.Cost, st.RoundTrips)
 	}
@@ -186,10 +190,49 @@ func (a *sessionActor) start(ctx actor.Context) {
 	}
 }
 
+// idleTick is the idle timer of a session: it fires Config.IdleTimeout
+// after it was armed, and carries the number of the actor instance that
+// armed it and that instance's activity count of that moment.
+type idleTick struct {
+	instance uint64
+	activity uint64
+}
+
+// armIdle arms the idle timer, when Config.IdleTimeout asks for one.
+func (a *sessionActor) armIdle() {
+	d := a.rt.cfg.IdleTimeout
+	if d <= 0 {
+		return
+	}
+	self, root, tick := a.actx.Self(), a.rt.system.Root, &idleTick{instance: a.instance, activity: a.activity}
+	a.idleStop = a.rt.clock.AfterFunc(d, func() { root.Send(self, tick) })
+}
+
+// onIdleTick passivates the session when nothing happened since the tick
+// was armed and nothing runs; otherwise it arms the timer again, so that a
+// session passivates between one and two idle timeouts after its last
+// message. A session that was busy when the timer fired is passivated once
+// it has been idle long enough, not kept for good.
+func (a *sessionActor) onIdleTick(m *idleTick) {
+	if m.instance != a.instance {
+		return // armed by the instance before a restart
+	}
+	if m.activity == a.activity && a.turn == nil && len(a.queue) == 0 && !a.compacting && len(a.e.live) == 0 && a.rt.passivate(a.e) {
+		a.log.Debug().Msg("passivating idle session")
+		a.actx.Poison(a.actx.Self())
+		return
+	}
+	a.armIdle()
+}
+
 // abandon cancels the running turn's work without journaling anything:
 // the actor is stopping or restarting, and the journal says where the turn
 // stands.
 func (a *sessionActor) abandon() {
+	if a.idleStop != nil {
+		a.idleStop()
+		a.idleStop = nil
+	}
 	a.batch = nil
 	a.e.clearApprovals()
 	if a.turn != nil {
@@ -308,6 +351,7 @@ func (a *sessionActor) handleSubmit(cmd *submitCmd) {
 func (a *sessionActor) startNext() {
 	for a.turn == nil && len(a.queue) > 0 {
 		cmd := a.queue[0]
+		a.queue[0] = nil // the backing array must not keep it
 		a.queue = a.queue[1:]
 		a.handleSubmit(cmd)
 	}

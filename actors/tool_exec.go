@@ -38,6 +38,9 @@ func (x *toolExec) Receive(ctx actor.Context) {
 		err = x.ctx.Err()
 	}
 	ctx.Send(ctx.Parent(), &toolDone{gen: x.gen, callID: x.call.ID, result: res, err: err})
+	// The finished call lets go of what it held: protoactor may keep a
+	// stopped child's PID, and so the child, reachable from its parent.
+	*x = toolExec{}
 	ctx.Stop(ctx.Self())
 }
 
