@@ -1,5 +1,7 @@
 package actors
 
+// This file holds the package's sentinel errors and error types.
+
 import (
 	"errors"
 	"fmt"
@@ -36,6 +38,8 @@ var (
 	// ErrSessionDeleted ends the streams of a session that Runtime.Delete
 	// removed, and refuses to activate it while the deletion runs.
 	ErrSessionDeleted = errors.New("actors: session deleted")
+	// ErrBudgetExhausted is wrapped by every *BudgetError.
+	ErrBudgetExhausted = errors.New("actors: sub-agent budget exhausted")
 )
 
 // SessionStoppedError says that a session was stopped by its supervisor
@@ -72,3 +76,19 @@ type TurnError struct {
 func (e *TurnError) Error() string {
 	return fmt.Sprintf("actors: session %s turn %d %s: %s", e.Session, e.Turn, e.Outcome, e.Reason)
 }
+
+// BudgetError says that a sub-agent subtree was stopped because it spent
+// its budget (tokens, cost, round trips or wall time).
+type BudgetError struct {
+	// Child is the sub-agent session that was stopped.
+	Child string
+	// Reason names the budget, as in "budget of 500 tokens exhausted".
+	Reason string
+}
+
+func (e *BudgetError) Error() string {
+	return fmt.Sprintf("sub-agent %s stopped: %s", e.Child, e.Reason)
+}
+
+// Unwrap returns ErrBudgetExhausted.
+func (e *BudgetError) Unwrap() error { return ErrBudgetExhausted }

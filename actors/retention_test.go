@@ -36,10 +36,11 @@ func TestRetention_SubscriberReleased(t *testing.T) {
 	for range 2 {
 		sub := newSubscriber(rt.ids.NewID(), rt.cfg.EventBuffer)
 		subs = append(subs, weak.Make(sub))
-		if err := sess.submit(sub, messages.UserText("hi")); err != nil {
+		ref, err := sess.submit(sub, messages.UserText("hi"))
+		if err != nil {
 			t.Fatal(err)
 		}
-		for _, err := range sub.events(t.Context(), func() {}) {
+		for _, err := range sub.events(t.Context(), ref) {
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -58,7 +59,6 @@ func TestRetention_SubscriberReleased(t *testing.T) {
 
 // submit sends input to the session as Stream does, with sub as the
 // stream's subscriber.
-func (s *Session) submit(sub *subscriber, input messages.Message) error {
-	_, err := s.rt.send(s.id, &submitCmd{turnID: sub.turnID, msg: input, sub: sub})
-	return err
+func (s *Session) submit(sub *subscriber, input messages.Message) (*sessionRef, error) {
+	return s.rt.post(s.id, &submitCmd{turnID: sub.turnID, msg: input, sub: sub})
 }

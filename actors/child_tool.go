@@ -1,5 +1,8 @@
 package actors
 
+// This file holds toolExec, the child of a session that runs one tool
+// call.
+
 import (
 	"context"
 	"encoding/json"
@@ -21,8 +24,6 @@ type toolExec struct {
 	ctx  context.Context
 	call messages.ToolCall
 	tc   *toolsys.Context
-	// caller describes the session to the runtime's built-in tools.
-	caller *caller
 	// approver records the call's approval, if it needs one; nil means
 	// the permission pipeline's own approver.
 	approver toolsys.Approver
@@ -45,15 +46,9 @@ func (x *toolExec) Receive(ctx actor.Context) {
 }
 
 func (x *toolExec) run() (toolsys.Result, error) {
-	raw := json.RawMessage(x.call.Arguments)
-	if x.call.Name == retrieveToolName {
-		return x.rt.retrieveTool(x.ctx, raw)
+	ctx := x.ctx
+	if x.approver != nil {
+		ctx = toolsys.WithApprover(ctx, x.approver)
 	}
-	if tool, ok := x.rt.swarm.tool(x.call.Name); ok {
-		return tool.Execute(withCaller(x.ctx, x.caller), raw, x.tc)
-	}
-	if x.rt.cfg.Tools == nil {
-		return toolsys.ErrorResult("unknown tool %q: no tools are configured", x.call.Name), nil
-	}
-	return x.rt.cfg.Tools.Call(toolsys.WithApprover(x.ctx, x.approver), x.call.Name, raw, x.tc)
+	return x.rt.tools.call(ctx, x.call.Name, json.RawMessage(x.call.Arguments), x.tc)
 }

@@ -1,5 +1,8 @@
 package actors
 
+// This file holds modelCall, the child of a session that runs one model
+// request.
+
 import (
 	"context"
 	"errors"
