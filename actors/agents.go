@@ -12,9 +12,9 @@ import (
 	"github.com/agcore/agcore/providers"
 )
 
-// DefaultAgentName is the name of the profile a runtime configured without
+// defaultAgentName is the name of the profile a runtime configured without
 // agents uses.
-const DefaultAgentName = "default"
+const defaultAgentName = "default"
 
 // AgentProfile is a role a session can play: its prompt, model, tools and
 // limits. Switching the profile of a live session is journaled.
@@ -70,7 +70,7 @@ func compileTemplate(name, text string) (*template.Template, error) {
 // compileAgents validates the profiles and compiles their prompts.
 func compileAgents(profiles []AgentProfile, base Limits) (map[string]*agent, []string, error) {
 	if len(profiles) == 0 {
-		profiles = []AgentProfile{{Name: DefaultAgentName}}
+		profiles = []AgentProfile{{Name: defaultAgentName}}
 	}
 	out := make(map[string]*agent, len(profiles))
 	order := make([]string, 0, len(profiles))

@@ -106,7 +106,7 @@ func (b *budgetTracker) setStop(stop func(error)) {
 	reason := b.exceeded
 	b.mu.Unlock()
 	if reason != "" {
-		stop(&BudgetError{Child: b.child, Reason: reason})
+		stop(&budgetError{child: b.child, reason: reason})
 	}
 }
 
@@ -154,7 +154,7 @@ func (b *budgetTracker) add(u messages.Usage, cost float64, trips int) string {
 	stop := b.exceedLocked(reason)
 	b.mu.Unlock()
 	if stop != nil {
-		stop(&BudgetError{Child: b.child, Reason: reason})
+		stop(&budgetError{child: b.child, reason: reason})
 	}
 	return reason
 }
@@ -165,7 +165,7 @@ func (b *budgetTracker) exceed(reason string) {
 	stop := b.exceedLocked(reason)
 	b.mu.Unlock()
 	if stop != nil {
-		stop(&BudgetError{Child: b.child, Reason: reason})
+		stop(&budgetError{child: b.child, reason: reason})
 	}
 }
 
@@ -184,4 +184,17 @@ func (b *budgetTracker) exceededReason() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.exceeded
+}
+
+// budgetError says that a sub-agent subtree was stopped because it spent
+// its budget (tokens, cost, round trips or wall time).
+type budgetError struct {
+	// child is the sub-agent session that was stopped.
+	child string
+	// reason names the budget, as in "budget of 500 tokens exhausted".
+	reason string
+}
+
+func (e *budgetError) Error() string {
+	return fmt.Sprintf("sub-agent %s stopped: %s", e.child, e.reason)
 }

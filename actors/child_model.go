@@ -61,7 +61,7 @@ func (m *modelCall) run(actx actor.Context) (*messages.Response, error) {
 		hc := m.hc
 		hc.Event, hc.Request = PreRequest, m.req
 		if reason, ok := blocked(m.rt.hooks.run(m.ctx, m.log, &hc), "blocked by a pre-request hook"); ok {
-			return nil, &BlockedError{Reason: reason}
+			return nil, &blockedError{reason: reason}
 		}
 		return m.stream(ctx, actx, provider)
 	})
@@ -70,7 +70,7 @@ func (m *modelCall) run(actx actor.Context) (*messages.Response, error) {
 		return resp, nil
 	case m.ctx.Err() != nil:
 		return nil, fmt.Errorf("model call: %w", context.Cause(m.ctx))
-	case errors.As(err, new(*BlockedError)):
+	case errors.As(err, new(*blockedError)):
 		return nil, err
 	}
 	hc := m.hc

@@ -1,5 +1,9 @@
 package actors
 
+// This file holds Config, the configuration of a Runtime, with Limits,
+// Compaction and MidTurnPolicy, and the interfaces a Runtime is given:
+// Tools, SessionMemory, Knowledge and IDs.
+
 import (
 	"context"
 	"crypto/rand"
@@ -241,7 +245,7 @@ type Config struct {
 	// then be a *toolsys.Registry, so that remote tools pass its permission
 	// checks, or nil: the runtime then keeps a registry of its own, with the
 	// registry's fail-closed default permissions (a remote tool above
-	// read-only needs Approver). Nil means no servers. See Runtime.MCPStatus.
+	// read-only needs Approver). Nil means no servers. See Runtime.MCP.
 	MCPServers []mcp.ServerConfig
 
 	// Agents are the agent profiles. Empty means one profile named

@@ -38,8 +38,6 @@ var (
 	// ErrSessionDeleted ends the streams of a session that Runtime.Delete
 	// removed, and refuses to activate it while the deletion runs.
 	ErrSessionDeleted = errors.New("actors: session deleted")
-	// ErrBudgetExhausted is wrapped by every *BudgetError.
-	ErrBudgetExhausted = errors.New("actors: sub-agent budget exhausted")
 )
 
 // SessionStoppedError says that a session was stopped by its supervisor
@@ -57,13 +55,6 @@ func (e *SessionStoppedError) Error() string {
 // Unwrap returns ErrSessionStopped and the reason.
 func (e *SessionStoppedError) Unwrap() []error { return []error{ErrSessionStopped, e.Reason} }
 
-// BlockedError says that a PreRequest hook blocked a model call.
-type BlockedError struct {
-	Reason string
-}
-
-func (e *BlockedError) Error() string { return "actors: blocked by hook: " + e.Reason }
-
 // TurnError is returned by Session.Submit for a turn that failed or was
 // cancelled; the *TurnResult is returned alongside it.
 type TurnError struct {
@@ -76,19 +67,3 @@ type TurnError struct {
 func (e *TurnError) Error() string {
 	return fmt.Sprintf("actors: session %s turn %d %s: %s", e.Session, e.Turn, e.Outcome, e.Reason)
 }
-
-// BudgetError says that a sub-agent subtree was stopped because it spent
-// its budget (tokens, cost, round trips or wall time).
-type BudgetError struct {
-	// Child is the sub-agent session that was stopped.
-	Child string
-	// Reason names the budget, as in "budget of 500 tokens exhausted".
-	Reason string
-}
-
-func (e *BudgetError) Error() string {
-	return fmt.Sprintf("sub-agent %s stopped: %s", e.Child, e.Reason)
-}
-
-// Unwrap returns ErrBudgetExhausted.
-func (e *BudgetError) Unwrap() error { return ErrBudgetExhausted }

@@ -340,7 +340,7 @@ func (a *sessionActor) subFinished(ls *liveSub, ended *messages.TurnEnded, sp sp
 			err = fmt.Errorf("sub-agent %s failed: %w", ls.child, runErr)
 			fin.Outcome, fin.Result = messages.OutcomeFailed, err.Error()
 		case reason != "":
-			err = &BudgetError{Child: ls.child, Reason: reason}
+			err = &budgetError{child: ls.child, reason: reason}
 			fin.Outcome, fin.Result = messages.OutcomeLimit, err.Error()
 		case ended.Outcome != messages.OutcomeCompleted:
 			fin.Outcome, fin.Result = ended.Outcome, fmt.Sprintf("sub-agent %s stopped: %s", ls.child, ended.Reason)

@@ -225,7 +225,7 @@ func (a *sessionActor) failTurn(err error) {
 	var pe *providers.Error
 	if errors.As(err, &pe) {
 		kind = pe.Kind.String()
-	} else if be := (*BlockedError)(nil); errors.As(err, &be) {
+	} else if be := (*blockedError)(nil); errors.As(err, &be) {
 		kind = "blocked"
 	}
 	a.publish(messages.ErrorEvent{EventMeta: a.meta(), Message: err.Error(), Kind: kind})

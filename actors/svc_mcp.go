@@ -6,7 +6,6 @@ package actors
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -17,30 +16,6 @@ import (
 	"github.com/agcore/agcore/toolsys"
 	"github.com/agcore/agcore/toolsys/mcp"
 )
-
-// ErrUnknownMCPServer is returned by the MCP methods of a Runtime for a
-// server name that is not in Config.MCPServers.
-var ErrUnknownMCPServer = errors.New("actors: unknown MCP server")
-
-// MCPServerStatus is a snapshot of one configured MCP server.
-type MCPServerStatus struct {
-	// Name is the server's configured name.
-	Name string
-	// State is where the connection stands. It is mcp.StateFailed once the
-	// runtime gave up on the server for good.
-	State mcp.State
-	// Err is the last failure: the reason the runtime gave up in
-	// StateFailed, the failure being recovered from in StateBackoff.
-	Err error
-	// Failures counts consecutive failed connection attempts.
-	Failures int
-	// Connects counts successful connections since the runtime started.
-	Connects int
-	// Tools is how many of the server's tools are registered now.
-	Tools int
-	// PID is the server process of a stdio server, 0 otherwise.
-	PID int
-}
 
 // mcpSet holds the runtime's MCP servers: one connection actor each,
 // supervised by the MCP strategy, binding the servers' tools into reg.
@@ -65,7 +40,7 @@ type mcpServer struct {
 	changed chan struct{}
 }
 
-// update changes the record under its lock and wakes MCPReady.
+// update changes the record under its lock and wakes MCPServer.Ready.
 func (s *mcpServer) update(change func(*mcpServer)) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -245,32 +220,4 @@ func (rt *Runtime) sleep(ctx context.Context, d time.Duration) error {
 	case <-ctx.Done():
 		return ctx.Err()
 	}
-}
-
-func (rt *Runtime) mcpServer(name string) (*mcpServer, error) {
-	if rt.mcp == nil || rt.mcp.byName[name] == nil {
-		return nil, fmt.Errorf("%w %q", ErrUnknownMCPServer, name)
-	}
-	return rt.mcp.byName[name], nil
-}
-
-// mcpConn returns the live connection of the named server, or why there
-// is none. Errors about the server wrap mcp.ErrServerUnavailable.
-func (rt *Runtime) mcpConn(name, op string) (*mcp.Conn, error) {
-	srv, err := rt.mcpServer(name)
-	if err != nil {
-		return nil, err
-	}
-	srv.mu.Lock()
-	conn, stopErr, closed := srv.conn, srv.stopErr, srv.closed
-	srv.mu.Unlock()
-	switch {
-	case closed:
-		return nil, ErrClosed
-	case stopErr != nil:
-		return nil, &mcp.ServerError{Server: name, Op: op, Err: fmt.Errorf("%w: stopped: %w", mcp.ErrServerUnavailable, stopErr)}
-	case conn == nil:
-		return nil, &mcp.ServerError{Server: name, Op: op, Err: fmt.Errorf("%w: not started yet", mcp.ErrServerUnavailable)}
-	}
-	return conn, nil
 }
