@@ -1,23 +1,23 @@
 package actors
 
-// This file holds toolExec, the child of a session that runs one tool
-// call.
+// This file holds toolExec, one tool call a session runs off its mailbox.
 
 import (
 	"context"
 	"encoding/json"
 	"errors"
-
-	"github.com/asynkron/protoactor-go/actor"
+	"runtime/debug"
 
 	"github.com/agcore/agcore/messages"
 	"github.com/agcore/agcore/toolsys"
 )
 
-// toolExec is the child that runs one tool call under its own context
-// (the turn's, with the call's deadline). It blocks its own mailbox, never
-// the session's. A panic that escapes the tool reaches the session through
-// the tool strategy and becomes an error result.
+// toolExec is one tool call of a session's turn, under its own context
+// (the turn's, with the call's deadline). It runs as work the session
+// starts (on the runtime's executor pool, never in the session's mailbox)
+// and reports with toolDone; a panic that escapes the tool becomes an
+// error result, and a call that overruns its deadline is answered by the
+// session while it finishes.
 type toolExec struct {
 	rt   *Runtime
 	gen  uint64
@@ -29,23 +29,22 @@ type toolExec struct {
 	approver toolsys.Approver
 }
 
-// Receive implements actor.Actor.
-func (x *toolExec) Receive(ctx actor.Context) {
-	if _, ok := ctx.Message().(*actor.Started); !ok {
-		return
-	}
-	res, err := x.run()
+// run makes the call and reports to the session through send.
+func (x *toolExec) run(send func(any)) {
+	defer func() {
+		if v := recover(); v != nil {
+			x.tc.Logger.Error().Interface("panic", v).Str("stack", string(debug.Stack())).Msg("tool panicked")
+			send(&toolDone{gen: x.gen, callID: x.call.ID, panicked: v})
+		}
+	}()
+	res, err := x.execute()
 	if err == nil && x.ctx.Err() != nil && errors.Is(x.ctx.Err(), context.DeadlineExceeded) {
 		err = x.ctx.Err()
 	}
-	ctx.Send(ctx.Parent(), &toolDone{gen: x.gen, callID: x.call.ID, result: res, err: err})
-	// The finished call lets go of what it held: protoactor may keep a
-	// stopped child's PID, and so the child, reachable from its parent.
-	*x = toolExec{}
-	ctx.Stop(ctx.Self())
+	send(&toolDone{gen: x.gen, callID: x.call.ID, result: res, err: err})
 }
 
-func (x *toolExec) run() (toolsys.Result, error) {
+func (x *toolExec) execute() (toolsys.Result, error) {
 	ctx := x.ctx
 	if x.approver != nil {
 		ctx = toolsys.WithApprover(ctx, x.approver)

@@ -94,12 +94,13 @@ type modelDone struct {
 	err  error
 }
 
-// toolDone ends a tool call.
+// toolDone ends a tool call; panicked is what the tool panicked with.
 type toolDone struct {
-	gen    uint64
-	callID string
-	result toolsys.Result
-	err    error
+	gen      uint64
+	callID   string
+	result   toolsys.Result
+	err      error
+	panicked any
 }
 
 // toolDeadline says that a tool call's deadline has passed.

@@ -38,33 +38,36 @@
 // its actor's address, and reach it by message.
 //
 // A turn is a sequence of messages: the user message is journaled (which
-// acknowledges it) and TurnStarted published; a model-call child streams
-// the reply; the reply is journaled; each tool call is journaled as started
-// and runs in its own child with its own deadline, all calls of one reply
-// in parallel up to Limits.MaxParallelTools; results are journaled as they
-// arrive and given to the model in call order; the loop ends when the model
-// stops, a limit is hit, or the turn is cancelled. Whatever the session
-// learns from one message (a reply, a tool result) it journals in one
-// append before it publishes the events or starts the work that follow
-// from it. The session's mailbox never waits on a model or a tool, so
-// Cancel, Status and a user message that arrives mid-turn (Limits.MidTurn:
-// queue, interrupt or reject) are handled at once. Session.Cancel cancels
-// the contexts of the turn's model call and tool calls and journals the
-// cancellation.
+// acknowledges it) and TurnStarted published; the session starts the model
+// call, which streams the reply back to it; the reply is journaled; each
+// tool call is journaled as started and runs with its own deadline, all
+// calls of one reply in parallel up to Limits.MaxParallelTools; results are
+// journaled as they arrive and given to the model in call order; the loop
+// ends when the model stops, a limit is hit, or the turn is cancelled.
+// Whatever the session learns from one message (a reply, a tool result) it
+// journals in one append before it publishes the events or starts the work
+// that follow from it. Model and tool calls run off the session's mailbox,
+// on long-lived workers of the runtime, and report back by message: the
+// mailbox never waits on a model or a tool, so Cancel, Status and a user
+// message that arrives mid-turn (Limits.MidTurn: queue, interrupt or
+// reject) are handled at once. Session.Cancel cancels the contexts of the
+// turn's model call and tool calls and journals the cancellation.
 //
 // # Supervision
 //
-// A tool that fails, panics or overruns its deadline becomes an error
-// result the model reads ("tool X panicked: ...", "tool X timed out after
-// 30s") and the turn goes on; a tool that ignores its context keeps its
-// executor busy until it returns, without holding up the session. A session
-// actor that panics (a failed journal append, a bug) is restarted by its
-// supervisor and rebuilds its state from the journal; submissions not yet
-// journaled are taken up again. When its restart budget
-// (Config.RestartBudget) runs out the session stops and its callers get a
-// *SessionStoppedError with the reason; a session fenced off by a newer
-// activation stops at once. The strategies and deciders live in package
-// supervisor.
+// The session supervises the calls it starts: a tool that fails, panics
+// or overruns its deadline becomes an error result the model reads ("tool
+// X panicked: ...", "tool X timed out after 30s") and the turn goes on; a
+// tool that ignores its context keeps its worker busy until it returns,
+// without holding up the session (Runtime.Delete and Runtime.Shutdown wait
+// for it, as long as their context allows). A session actor that panics (a
+// failed journal append, a bug) is restarted by its supervisor and rebuilds
+// its state from the journal; submissions not yet journaled are taken up
+// again. When its restart budget (Config.RestartBudget) runs out the
+// session stops and its callers get a *SessionStoppedError with the
+// reason; a session fenced off by a newer activation stops at once. Its
+// sub-agents' actors are supervised the same way. The strategies and
+// deciders live in package supervisor.
 //
 // # Durability
 //

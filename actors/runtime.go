@@ -56,9 +56,14 @@ type Runtime struct {
 
 	system          *actor.ActorSystem
 	sessionStrategy actor.SupervisorStrategy
-	compactor       *actor.PID
-	retriever       *actor.PID
-	mcp             *mcpSet // nil without Config.MCPServers
+	// dispatcher runs the actors' mailboxes; executors run the sessions'
+	// model and tool calls, which work counts.
+	dispatcher *workerPool
+	executors  *workerPool
+	work       sync.WaitGroup
+	compactor  *actor.PID
+	retriever  *actor.PID
+	mcp        *mcpSet // nil without Config.MCPServers
 
 	// ctx is cancelled when the runtime has shut down; journal calls and
 	// turns derive from it.
@@ -254,6 +259,8 @@ func (rt *Runtime) openJournal() error {
 }
 
 func (rt *Runtime) startActors() {
+	rt.dispatcher = newWorkerPool(defaultWorkers(), 300)
+	rt.executors = newWorkerPool(defaultWorkers(), 0)
 	slogger := slog.New(logging.SlogHandler(rt.logger.With().Str("component", "protoactor").Logger()))
 	rt.system = actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger { return slogger }))
 	rt.sessionStrategy = supervisor.NewSessionStrategy(supervisor.SessionOptions{
@@ -269,8 +276,8 @@ func (rt *Runtime) startActors() {
 	})
 	// The service actors are named, as the actor tree shows them; a fresh
 	// actor system has no actor by those names, so spawning cannot fail.
-	rt.compactor, _ = rt.system.Root.SpawnNamed(actor.PropsFromProducer(func() actor.Actor { return newCompactor(rt) }), "compactor")
-	rt.retriever, _ = rt.system.Root.SpawnNamed(actor.PropsFromProducer(func() actor.Actor { return &retrieverActor{rt: rt} }), "retriever")
+	rt.compactor, _ = rt.system.Root.SpawnNamed(actor.PropsFromProducer(func() actor.Actor { return newCompactor(rt) }, actor.WithDispatcher(rt.dispatcher)), "compactor")
+	rt.retriever, _ = rt.system.Root.SpawnNamed(actor.PropsFromProducer(func() actor.Actor { return &retrieverActor{rt: rt} }, actor.WithDispatcher(rt.dispatcher)), "retriever")
 }
 
 // Open returns a handle on session id, activating it: its journal is
@@ -369,7 +376,14 @@ func (rt *Runtime) Shutdown(ctx context.Context) error {
 	_ = waitFuture(ctx, rt.system.Root.PoisonFuture(rt.retriever))
 	rt.stopMCP(ctx)
 	rt.cancel()
+	// Calls that outlived their session (a tool that ignores its context)
+	// are waited for as long as ctx allows.
+	if err := waitGroup(ctx, &rt.work); err != nil && waitErr == nil {
+		waitErr = err
+	}
 	rt.system.Shutdown()
+	rt.dispatcher.stop()
+	rt.executors.stop()
 	var errs []error
 	if rt.ownJournal != nil {
 		errs = append(errs, rt.ownJournal.Close())
@@ -381,6 +395,21 @@ func (rt *Runtime) Shutdown(ctx context.Context) error {
 		return fmt.Errorf("actors: shutdown: %w", err)
 	}
 	return waitErr
+}
+
+// waitGroup waits for wg or ctx.
+func waitGroup(ctx context.Context, wg *sync.WaitGroup) error {
+	done := make(chan struct{})
+	go func() {
+		wg.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
 
 // waitFuture waits for f or ctx.

@@ -15,7 +15,6 @@ import (
 
 	"github.com/agcore/agcore/memory"
 	"github.com/agcore/agcore/messages"
-	"github.com/agcore/agcore/supervisor"
 )
 
 // sessionCarry is what a session keeps across the restarts of its actor:
@@ -43,6 +42,9 @@ type sessionCarry struct {
 	steps map[string]*planStepCmd
 	// task is a sub-agent's report of its task to its parent.
 	task *taskReport
+	// inflight counts the model and tool calls started and not yet
+	// reported, those of an instance before a restart included.
+	inflight int
 }
 
 func newCarry(ref *sessionRef, spec *subSpec) *sessionCarry {
@@ -73,9 +75,8 @@ type sessionActor struct {
 	drains    []chan struct{}
 	watchers  int // subscribers of Watch, as of the last prune
 
-	toolStrategy actor.SupervisorStrategy
-	compacting   bool
-	breaker      memory.Breaker
+	compacting bool
+	breaker    memory.Breaker
 
 	// instance numbers this actor instance among the runtime's, and
 	// activity counts the messages it handled, for the idle timer, which
@@ -83,8 +84,10 @@ type sessionActor struct {
 	instance uint64
 	activity uint64
 	idleStop func() bool
-	// stopErr is why a stopCmd stopped the session.
-	stopErr error
+	// stopping is set by a stopCmd: the session starts nothing more and
+	// stops once its calls in flight have returned; stopErr is why.
+	stopping bool
+	stopErr  error
 	// gone is set once the instance is stopping or restarting: it starts
 	// nothing more.
 	gone bool
@@ -96,16 +99,11 @@ type sessionActor struct {
 	effects []func()
 }
 
-var (
-	_ actor.Actor              = (*sessionActor)(nil)
-	_ actor.SupervisorStrategy = (*sessionActor)(nil)
-)
+var _ actor.Actor = (*sessionActor)(nil)
 
 func newSessionActor(rt *Runtime, c *sessionCarry) *sessionActor {
-	a := &sessionActor{rt: rt, c: c, id: c.ref.id, log: rt.logger.With().Str("session", c.ref.id).Logger(),
+	return &sessionActor{rt: rt, c: c, id: c.ref.id, log: rt.logger.With().Str("session", c.ref.id).Logger(),
 		instance: rt.instances.Add(1), live: make(map[string]*liveSub)}
-	a.toolStrategy = supervisor.NewToolStrategy(supervisor.ToolOptions{Logger: a.log, OnFailure: a.onChildFailure})
-	return a
 }
 
 // Receive implements actor.Actor. Each message's handler stages journal
@@ -175,10 +173,12 @@ func (a *sessionActor) Receive(ctx actor.Context) {
 			a.publish(messages.TextDelta{EventMeta: a.meta(), Text: m.text})
 		}
 	case *modelDone:
+		a.workDone()
 		if a.turn != nil && m.gen == a.c.gen {
 			a.onModelDone(m)
 		}
 	case *toolDone:
+		a.workDone()
 		if a.turn != nil && m.gen == a.c.gen {
 			a.onToolDone(m)
 		}
@@ -209,17 +209,6 @@ func (a *sessionActor) Receive(ctx actor.Context) {
 		panic(m.err)
 	}
 	a.flush()
-}
-
-// HandleFailure implements actor.SupervisorStrategy for the actor's
-// children: a sub-agent's session actor is supervised as every session
-// is; a model call or a tool call through the tool strategy.
-func (a *sessionActor) HandleFailure(sys *actor.ActorSystem, sup actor.Supervisor, child *actor.PID, rs *actor.RestartStatistics, reason, message any) {
-	if a.subFor(child) != nil {
-		a.rt.sessionStrategy.HandleFailure(sys, sup, child, rs, reason, message)
-		return
-	}
-	a.toolStrategy.HandleFailure(sys, sup, child, rs, reason, message)
 }
 
 // stage journals events as part of the message being handled. They are
@@ -377,16 +366,43 @@ func (a *sessionActor) abandon() {
 	a.queue = nil
 }
 
-// onStop handles a stopCmd: the running turn is cancelled (journaled) and
-// the actor stops, telling its callers m.err.
+// onStop handles a stopCmd: the running turn is cancelled (journaled),
+// nothing more starts, and the actor stops, telling its callers m.err, once
+// the calls in flight have returned.
 func (a *sessionActor) onStop(m *stopCmd) {
+	a.stopping, a.stopErr = true, m.err
 	if a.turn != nil {
 		a.endTurn(messages.OutcomeCancelled, m.cancelReason)
 	}
 	a.cancelDetached(m.cancelReason)
-	a.stopErr = m.err
-	self := a.actx.Self()
-	a.after(func() { a.actx.Stop(self) })
+	a.maybeStop()
+}
+
+// maybeStop stops a stopping actor once no call is in flight.
+func (a *sessionActor) maybeStop() {
+	if a.stopping && a.c.inflight == 0 {
+		self := a.actx.Self()
+		a.after(func() { a.actx.Stop(self) })
+	}
+}
+
+// startWork runs fn, a model or tool call of the session, off its
+// mailbox on the runtime's executor pool. fn reports through send.
+func (a *sessionActor) startWork(fn func(send func(any))) {
+	a.c.inflight++
+	rt, self := a.rt, a.actx.Self()
+	send := func(msg any) { rt.system.Root.Send(self, msg) }
+	rt.work.Add(1)
+	rt.executors.Schedule(func() {
+		defer rt.work.Done()
+		fn(send)
+	})
+}
+
+// workDone counts a model or tool call that has reported.
+func (a *sessionActor) workDone() {
+	a.c.inflight--
+	a.maybeStop()
 }
 
 // stopped runs once the actor has stopped for good (passivated, stopped by
@@ -570,9 +586,10 @@ func (a *sessionActor) handleSubmit(cmd *submitCmd) {
 }
 
 // startNext starts the next queued submission, if any, and answers the
-// drains once no turn runs.
+// drains once no turn runs. A stopping session starts none: their callers
+// learn why it stopped.
 func (a *sessionActor) startNext() {
-	for a.turn == nil && len(a.queue) > 0 {
+	for a.turn == nil && len(a.queue) > 0 && !a.stopping {
 		cmd := a.queue[0]
 		a.queue[0] = nil // the backing array must not keep it
 		a.queue = a.queue[1:]
@@ -678,36 +695,4 @@ func (a *sessionActor) applySwitch(name, reason string) {
 	a.stage(messages.AgentSwitched{From: from, To: name, Note: note})
 	a.publish(messages.AgentChanged{EventMeta: a.meta(), From: from, To: name})
 	a.log.Info().Str("from", from).Str("to", name).Msg("agent switched")
-}
-
-// onChildFailure runs (through the tool strategy) when a child panicked:
-// a tool call becomes an error result, a model call fails the turn.
-func (a *sessionActor) onChildFailure(child *actor.PID, reason error) {
-	t := a.turn
-	if t == nil {
-		return
-	}
-	if t.modelPID != nil && t.modelPID.Equal(child) {
-		a.onModelDone(&modelDone{gen: a.c.gen, err: fmt.Errorf("model call panicked: %w", reason)})
-		a.flush()
-		return
-	}
-	for _, run := range t.running {
-		if run.pid != nil && run.pid.Equal(child) {
-			res := errorResult("tool %s panicked: %v", run.call.Name, panicValue(reason))
-			a.expireApproval(run.call.ID, res.Content)
-			a.completeTool(run, res)
-			a.flush()
-			return
-		}
-	}
-}
-
-// panicValue returns what was passed to panic when err is a recovered
-// panic, err otherwise.
-func panicValue(err error) any {
-	if pe, ok := errors.AsType[*supervisor.PanicError](err); ok {
-		return pe.Value
-	}
-	return err
 }

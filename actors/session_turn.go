@@ -39,19 +39,17 @@ type turnRun struct {
 	finish     messages.FinishReason
 	retried    bool // a context-length error already triggered a compaction
 
-	modelPID *actor.PID
-	calls    []messages.ToolCall // the calls of the current reply, in order
-	next     int                 // index of the next call to start
-	done     int                 // calls with a result
-	running  map[string]*toolRun
+	calls   []messages.ToolCall // the calls of the current reply, in order
+	next    int                 // index of the next call to start
+	done    int                 // calls with a result
+	running map[string]*toolRun
 }
 
 // toolRun is a tool call in flight.
 type toolRun struct {
 	call    messages.ToolCall
-	pid     *actor.PID // the call's executor; nil for a call the actor carries out
-	cancel  context.CancelFunc
-	stop    func() bool // disarms the deadline
+	cancel  context.CancelFunc // nil for a call the session carries out
+	stop    func() bool        // disarms the deadline
 	started time.Time
 	// child is the sub-agent session a spawn_agent call runs.
 	child string
@@ -128,7 +126,7 @@ func (a *sessionActor) resumeTools(o *memory.OpenTurn) {
 }
 
 // requestModel checks the limits and starts the model call of the next
-// round trip.
+// round trip, once what led to it is durable.
 func (a *sessionActor) requestModel() {
 	t := a.turn
 	ag := a.agent()
@@ -158,10 +156,9 @@ func (a *sessionActor) requestModel() {
 		prompt: promptInput{session: a.id, turn: t.index, agent: ag, note: a.st.AgentNote, query: lastUserText(msgs),
 			now: a.rt.clock.Now(), workspace: a.rt.workspaceRoot()},
 	}
-	name := fmt.Sprintf("model/%d-%d", t.index, t.roundTrips)
 	a.after(func() {
-		if a.turn == t {
-			t.modelPID = a.spawnChild(actor.PropsFromProducer(func() actor.Actor { return mc }), name)
+		if a.turn == t && !a.stopping {
+			a.startWork(mc.run)
 		}
 	})
 }
@@ -180,7 +177,6 @@ func (a *sessionActor) spawnChild(props *actor.Props, name string) *actor.PID {
 // turn.
 func (a *sessionActor) onModelDone(m *modelDone) {
 	t := a.turn
-	t.modelPID = nil
 	if m.err != nil {
 		if providers.KindOf(m.err) == providers.KindContextLength && !t.retried && !a.rt.cfg.Compaction.Disabled {
 			t.retried = true
@@ -262,7 +258,7 @@ func (a *sessionActor) checkRoundDone() {
 
 // startTool runs the PreToolUse hooks, journals ToolCallStarted, and
 // starts the call: a call of the runtime's own tools that the session
-// carries out itself begins here, any other runs in an executor with its
+// carries out itself begins here, any other runs off the mailbox with its
 // deadline once ToolCallStarted is durable.
 func (a *sessionActor) startTool(call messages.ToolCall) {
 	t := a.turn
@@ -307,11 +303,11 @@ func (a *sessionActor) startTool(call messages.ToolCall) {
 	}, approver: a.approverFor(gen)}
 	t.running[call.ID] = run
 	a.after(func() {
-		if a.turn != t || t.running[call.ID] != run {
+		if a.turn != t || t.running[call.ID] != run || a.stopping {
 			return
 		}
 		run.started = a.rt.clock.Now()
-		run.pid = a.spawnChild(actor.PropsFromProducer(func() actor.Actor { return ex }), "tool/"+call.ID)
+		a.startWork(ex.run)
 		if timeout > 0 {
 			self, root, id := a.actx.Self(), a.rt.system.Root, call.ID
 			run.stop = a.rt.clock.AfterFunc(timeout, func() { root.Send(self, &toolDeadline{gen: gen, callID: id}) })
@@ -325,7 +321,10 @@ func (a *sessionActor) onToolDone(m *toolDone) {
 		return
 	}
 	res := m.result
-	if m.err != nil {
+	if m.panicked != nil {
+		res = errorResult("tool %s panicked: %v", run.call.Name, m.panicked)
+		a.expireApproval(run.call.ID, res.Content)
+	} else if m.err != nil {
 		res = errorResult("tool %s failed: %v", run.call.Name, m.err)
 		if errors.Is(m.err, context.DeadlineExceeded) {
 			res = errorResult("tool %s timed out after %s", run.call.Name, a.agent().limits.ToolTimeout)
@@ -343,9 +342,6 @@ func (a *sessionActor) onToolDeadline(callID string) {
 	run := a.turn.running[callID]
 	if run == nil {
 		return
-	}
-	if run.pid != nil {
-		a.actx.Stop(run.pid)
 	}
 	res := errorResult("tool %s timed out after %s", run.call.Name, a.agent().limits.ToolTimeout)
 	a.expireApproval(callID, res.Content)
@@ -386,15 +382,9 @@ func (a *sessionActor) endTurn(outcome messages.TurnOutcome, reason string) {
 	t := a.turn
 	a.c.gen++
 	t.cancel()
-	if t.modelPID != nil {
-		a.actx.Stop(t.modelPID)
-	}
 	for _, run := range t.running {
 		if run.stop != nil {
 			run.stop()
-		}
-		if run.pid != nil {
-			a.actx.Stop(run.pid)
 		}
 		if run.child != "" {
 			a.stopSub(run.child, cmp.Or(reason, string(outcome)))
