@@ -33,6 +33,7 @@ type modelCall struct {
 	provider providers.Provider
 	req      *messages.Request
 	prompt   promptInput
+	layers   *promptLayers // the layers the call used, for the session to keep
 	hc       HookContext
 	log      zerolog.Logger
 }
@@ -46,16 +47,18 @@ func (m *modelCall) run(send func(any)) {
 		}
 	}()
 	resp, err := m.call(send)
-	send(&modelDone{gen: m.gen, req: m.req, resp: resp, err: err})
+	send(&modelDone{gen: m.gen, req: m.req, resp: resp, err: err, prompt: m.layers})
 }
 
 func (m *modelCall) call(send func(any)) (*messages.Response, error) {
-	system, err := m.rt.systemPrompt(m.ctx, m.prompt)
+	system, layers, err := m.rt.systemPrompt(m.ctx, m.prompt)
+	m.layers = &layers
 	if err != nil {
 		return nil, err
 	}
 	if system != "" {
-		m.req.Messages = append([]messages.Message{messages.SystemText(system)}, m.req.Messages...)
+		msgs := make([]messages.Message, 0, len(m.req.Messages)+1)
+		m.req.Messages = append(append(msgs, messages.SystemText(system)), m.req.Messages...)
 	}
 	provider := providers.SingleAttempt(m.provider)
 	resp, err := providers.Retry(m.ctx, m.retryPolicy(), func(ctx context.Context) (*messages.Response, error) {

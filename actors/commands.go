@@ -86,12 +86,13 @@ type modelDelta struct {
 	text string
 }
 
-// modelDone ends a model call.
+// modelDone ends a model call; prompt holds the prompt layers it used.
 type modelDone struct {
-	gen  uint64
-	req  *messages.Request
-	resp *messages.Response
-	err  error
+	gen    uint64
+	req    *messages.Request
+	resp   *messages.Response
+	err    error
+	prompt *promptLayers
 }
 
 // toolDone ends a tool call; panicked is what the tool panicked with.

@@ -257,6 +257,13 @@ type Config struct {
 	// BasePrompt is the first layer of every system prompt. It is a
 	// text/template with the same data as agent prompts.
 	BasePrompt string
+	// EnvironmentPrompt adds an <environment> layer to every system prompt,
+	// after the agent's: the session id, the agent, the date and the
+	// workspace. The zero value leaves it out, so that a request carries
+	// only the conversation and the prompts configured; a prompt template
+	// can name the same values ({{.Session}}, {{.Agent}}, {{.Date}},
+	// {{.Workspace}}).
+	EnvironmentPrompt bool
 	// PromptVars are template variables shared by every prompt.
 	PromptVars map[string]any
 

@@ -157,11 +157,17 @@
 //
 // # Prompts, hooks and services
 //
-// The system prompt is layered each model call: Config.BasePrompt, the
-// agent profile's prompt (text/template; a missing variable is an error),
-// the environment, the note left by an agent switch, the session-memory
-// snapshot and, for agents with Retrieve, knowledge retrieved for the last
-// user message (KnowledgeFrom serves it from a memory/knowledge base).
+// The system prompt is layered for each model call: Config.BasePrompt,
+// the agent profile's prompt (text/template; a missing variable is an
+// error), the environment when Config.EnvironmentPrompt asks for it, the
+// note left by an agent switch, the session-memory snapshot and, for
+// agents with Retrieve, knowledge retrieved for the last user message
+// (KnowledgeFrom serves it from a memory/knowledge base). A session keeps
+// the layers between its model calls: the templates are rendered again
+// when the agent, the turn or the date changes, the session memory is read
+// again when a turn starts and after a tool above read-only has run, and
+// knowledge is retrieved once per turn. With no prompt configured, a
+// request carries the conversation alone.
 // Hooks run in registration order at the points named by HookEvent. Two
 // service actors serve every session: the compactor, which compacts a
 // history past its threshold between turns (and at once, then retries the

@@ -77,6 +77,10 @@ type sessionActor struct {
 
 	compacting bool
 	breaker    memory.Breaker
+	// prompt holds the layers of the system prompt between model calls;
+	// memoryEpoch moves on when its session-memory layer may be stale.
+	prompt      promptLayers
+	memoryEpoch uint64
 
 	// instance numbers this actor instance among the runtime's, and
 	// activity counts the messages it handled, for the idle timer, which
@@ -174,6 +178,7 @@ func (a *sessionActor) Receive(ctx actor.Context) {
 		}
 	case *modelDone:
 		a.workDone()
+		a.keepPrompt(m.prompt)
 		if a.turn != nil && m.gen == a.c.gen {
 			a.onModelDone(m)
 		}
@@ -209,6 +214,32 @@ func (a *sessionActor) Receive(ctx actor.Context) {
 		panic(m.err)
 	}
 	a.flush()
+}
+
+// keepPrompt keeps the prompt layers a model call used, as far as they are
+// still valid: the fixed layers for their key, the session-memory layer
+// unless it may have changed since the call read it, and the knowledge of
+// the turn.
+func (a *sessionActor) keepPrompt(l *promptLayers) {
+	if l == nil {
+		return
+	}
+	if l.fixOK {
+		a.prompt.key, a.prompt.fixed, a.prompt.fixOK = l.key, l.fixed, true
+	}
+	if l.memoryOK && l.memoryEpoch == a.memoryEpoch {
+		a.prompt.memory, a.prompt.memoryEpoch, a.prompt.memoryOK = l.memory, l.memoryEpoch, true
+	}
+	if l.knowledgeOK {
+		a.prompt.knowledge, a.prompt.knowledgeTurn, a.prompt.knowledgeOK = l.knowledge, l.knowledgeTurn, true
+	}
+}
+
+// staleMemory makes the next model call read the session memory again: a
+// turn starts, or a tool that may have written to it ran.
+func (a *sessionActor) staleMemory() {
+	a.memoryEpoch++
+	a.prompt.memoryOK = false
 }
 
 // stage journals events as part of the message being handled. They are

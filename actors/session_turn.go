@@ -38,6 +38,9 @@ type turnRun struct {
 	text       string
 	finish     messages.FinishReason
 	retried    bool // a context-length error already triggered a compaction
+	// wrote says that a tool of the current round may have written to the
+	// session memory (its permission is above read-only).
+	wrote bool
 
 	calls   []messages.ToolCall // the calls of the current reply, in order
 	next    int                 // index of the next call to start
@@ -71,6 +74,7 @@ func (a *sessionActor) startTurn(cmd *submitCmd) {
 	// append fails, the restarted actor takes it up again.
 	a.after(func() { a.dropPending(cmd) })
 	t := a.newTurn(index, cmd.turnID)
+	a.staleMemory()
 	a.attach(cmd.sub, index)
 	a.watchTask(cmd)
 	a.publish(messages.TurnStarted{EventMeta: a.meta(), TurnID: cmd.turnID, Agent: a.st.Agent})
@@ -147,6 +151,10 @@ func (a *sessionActor) requestModel() {
 		a.failTurn(err)
 		return
 	}
+	if t.wrote {
+		t.wrote = false
+		a.staleMemory()
+	}
 	a.c.gen++
 	msgs := a.st.Messages(memory.ViewOptions{})
 	req := &messages.Request{Model: model, Messages: msgs, Tools: a.rt.tools.definitions(ag)}
@@ -154,7 +162,7 @@ func (a *sessionActor) requestModel() {
 		rt: a.rt, gen: a.c.gen, ctx: t.ctx, provider: prov, req: req, log: a.log,
 		hc: HookContext{Session: a.id, Turn: t.index, Agent: ag.Name},
 		prompt: promptInput{session: a.id, turn: t.index, agent: ag, note: a.st.AgentNote, query: lastUserText(msgs),
-			now: a.rt.clock.Now(), workspace: a.rt.workspaceRoot()},
+			now: a.rt.clock.Now(), workspace: a.rt.workspaceRoot(), have: a.prompt, memoryEpoch: a.memoryEpoch},
 	}
 	a.after(func() {
 		if a.turn == t && !a.stopping {
@@ -281,6 +289,9 @@ func (a *sessionActor) startTool(call messages.ToolCall) {
 	a.stage(messages.ToolCallStarted{Turn: t.index, CallID: call.ID, Name: call.Name, Arguments: call.Arguments})
 	a.publish(messages.ToolStarted{EventMeta: a.meta(), CallID: call.ID, Name: call.Name, Arguments: call.Arguments})
 
+	if tool, ok := a.rt.tools.get(call.Name); !ok || tool.Permission() > toolsys.PermReadOnly {
+		t.wrote = true
+	}
 	run := &toolRun{call: call, started: a.rt.clock.Now()}
 	if st := a.rt.tools.sessionTool(call.Name); st != nil {
 		if res, done := st.start(a, run); done {
