@@ -104,6 +104,11 @@ func New(cfg Config) (*Runtime, error) {
 	if rt.redactor == nil {
 		rt.redactor = redact.New()
 	}
+	if !logs(rt.logger) {
+		// The zero Logger discards, but reports the debug level: redacting
+		// what it would discard costs a JSON round trip per event.
+		rt.logger = zerolog.Nop()
+	}
 	rt.logger = logging.Redacted(rt.logger, rt.redactor)
 	if rt.cfg.IdleTimeout == 0 {
 		rt.cfg.IdleTimeout = 10 * time.Minute
@@ -152,6 +157,16 @@ func New(cfg Config) (*Runtime, error) {
 	rt.startActors()
 	rt.startMCP()
 	return rt, nil
+}
+
+// logs reports whether l writes anything at all.
+func logs(l zerolog.Logger) bool {
+	e := l.WithLevel(zerolog.PanicLevel)
+	if e == nil {
+		return false
+	}
+	e.Discard()
+	return true
 }
 
 // Redactor returns the redactor that masks what the runtime lets out

@@ -106,7 +106,7 @@ type sessionActor struct {
 var _ actor.Actor = (*sessionActor)(nil)
 
 func newSessionActor(rt *Runtime, c *sessionCarry) *sessionActor {
-	return &sessionActor{rt: rt, c: c, id: c.ref.id, log: rt.logger.With().Str("session", c.ref.id).Logger(),
+	return &sessionActor{rt: rt, c: c, id: c.ref.id, log: narrow(rt.logger, "session", c.ref.id),
 		instance: rt.instances.Add(1), live: make(map[string]*liveSub)}
 }
 
@@ -214,6 +214,20 @@ func (a *sessionActor) Receive(ctx actor.Context) {
 		panic(m.err)
 	}
 	a.flush()
+}
+
+// narrow returns l with the string fields kv (key, value, ...), or l
+// itself when it logs nothing: a logger's context is a copy of its
+// parent's, made for every session and every tool call.
+func narrow(l zerolog.Logger, kv ...string) zerolog.Logger {
+	if l.GetLevel() == zerolog.Disabled {
+		return l
+	}
+	c := l.With()
+	for i := 0; i+1 < len(kv); i += 2 {
+		c = c.Str(kv[i], kv[i+1])
+	}
+	return c.Logger()
 }
 
 // keepPrompt keeps the prompt layers a model call used, as far as they are

@@ -359,8 +359,13 @@ func (a *sessionActor) subFinished(ls *liveSub, ended *messages.TurnEnded, sp sp
 		a.publish(messages.UsageReported{EventMeta: a.meta(), Model: "subagent:" + fin.Child, Usage: fin.Usage, Cost: fin.Cost,
 			SessionUsage: a.st.Usage, SessionCost: a.st.Cost})
 	}
-	if pid := ls.ref.pid; pid != nil {
-		a.after(func() { a.actx.Stop(pid) })
+	if ref := ls.ref; ref.pid != nil {
+		// The sub-agent leaves the directory at once: running the same
+		// child again (a plan run again) must not find it there.
+		a.after(func() {
+			a.rt.forget(ref)
+			a.actx.Stop(ref.pid)
+		})
 	}
 	switch {
 	case ls.req == nil:

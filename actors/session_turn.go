@@ -310,7 +310,7 @@ func (a *sessionActor) startTool(call messages.ToolCall) {
 	gen := a.c.gen
 	ex := &toolExec{rt: a.rt, gen: gen, ctx: ctx, call: call, tc: &toolsys.Context{
 		SessionID: a.id, Turn: t.index, CallID: call.ID, Workspace: a.rt.cfg.Workspace,
-		Logger: a.log.With().Str("tool", call.Name).Str("call", call.ID).Logger(), Costs: a.rt.tracker,
+		Logger: narrow(a.log, "tool", call.Name, "call", call.ID), Costs: a.rt.tracker,
 	}, approver: a.approverFor(gen)}
 	t.running[call.ID] = run
 	a.after(func() {

@@ -13,14 +13,15 @@ import (
 
 // subscriber carries the events of one turn (or, for Watch, of the whole
 // session) from the session actor to its consumer through a bounded
-// buffer. The actor never blocks on it: when the buffer is full, a
-// TextDelta is dropped (the final text is in TurnEnded), TurnEnded is kept
-// aside and always delivered, and any other event disconnects the
-// subscriber with ErrSlowSubscriber.
+// queue. The actor never blocks on it: when the queue holds limit events,
+// a TextDelta is dropped (the final text is in TurnEnded), TurnEnded is
+// kept aside and always delivered, and any other event disconnects the
+// subscriber with ErrSlowSubscriber. The queue grows with the events it
+// holds, so a turn of ten events costs ten slots, not limit.
 type subscriber struct {
 	turnID string
 	all    bool // every event of the session (Watch), not one turn's
-	ch     chan messages.Event
+	limit  int
 
 	// turn and attached are the session actor's: which turn the
 	// subscriber follows, once it follows one.
@@ -28,6 +29,9 @@ type subscriber struct {
 	attached bool
 
 	mu      sync.Mutex
+	queue   []messages.Event
+	head    int           // the next event of queue to yield
+	wake    chan struct{} // (1) signalled when an event is queued
 	final   messages.Event
 	err     error
 	done    chan struct{}
@@ -35,8 +39,8 @@ type subscriber struct {
 	dropped int
 }
 
-func newSubscriber(turnID string, buffer int) *subscriber {
-	return &subscriber{turnID: turnID, ch: make(chan messages.Event, buffer), done: make(chan struct{})}
+func newSubscriber(turnID string, limit int) *subscriber {
+	return &subscriber{turnID: turnID, limit: limit, wake: make(chan struct{}, 1), done: make(chan struct{})}
 }
 
 // deliver offers ev without blocking and reports whether the subscriber is
@@ -52,10 +56,16 @@ func (s *subscriber) deliver(ev messages.Event) bool {
 		s.closeLocked(nil)
 		return false
 	}
-	select {
-	case s.ch <- ev:
+	if len(s.queue)-s.head < s.limit {
+		if s.queue == nil {
+			s.queue = make([]messages.Event, 0, min(s.limit, 16))
+		}
+		s.queue = append(s.queue, ev)
+		select {
+		case s.wake <- struct{}{}:
+		default:
+		}
 		return true
-	default:
 	}
 	if _, ok := ev.(messages.TextDelta); ok {
 		s.dropped++
@@ -63,6 +73,21 @@ func (s *subscriber) deliver(ev messages.Event) bool {
 	}
 	s.closeLocked(ErrSlowSubscriber)
 	return false
+}
+
+// next takes the next queued event, if any.
+func (s *subscriber) next() (messages.Event, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.head == len(s.queue) {
+		return nil, false
+	}
+	ev := s.queue[s.head]
+	s.queue[s.head] = nil
+	if s.head++; s.head == len(s.queue) {
+		s.queue, s.head = s.queue[:0], 0
+	}
+	return ev, true
 }
 
 // fail ends the subscription with err.
@@ -94,7 +119,7 @@ func (s *subscriber) result() (messages.Event, error) {
 	return s.final, s.err
 }
 
-// events yields the buffered events, then TurnEnded or the error that ended
+// events yields the queued events, then TurnEnded or the error that ended
 // the subscription. Cancelling ctx ends it with ctx's error, and a session
 // actor that stops without ending it (ref) with the reason it stopped;
 // either, or breaking out of the loop, closes the subscription, which the
@@ -103,19 +128,14 @@ func (s *subscriber) events(ctx context.Context, ref *sessionRef) iter.Seq2[mess
 	return func(yield func(messages.Event, error) bool) {
 		defer s.fail(context.Canceled)
 		for {
-			select {
-			case ev := <-s.ch:
+			if ev, ok := s.next(); ok {
 				if !yield(ev, nil) {
 					return
 				}
 				continue
-			default:
 			}
 			select {
-			case ev := <-s.ch:
-				if !yield(ev, nil) {
-					return
-				}
+			case <-s.wake:
 			case <-s.done:
 				s.drain(yield)
 				return
@@ -131,19 +151,17 @@ func (s *subscriber) events(ctx context.Context, ref *sessionRef) iter.Seq2[mess
 	}
 }
 
-// drain yields what is left in the buffer, then the end of the
+// drain yields what is left in the queue, then the end of the
 // subscription.
 func (s *subscriber) drain(yield func(messages.Event, error) bool) {
 	for {
-		select {
-		case ev := <-s.ch:
-			if !yield(ev, nil) {
-				return
-			}
-			continue
-		default:
+		ev, ok := s.next()
+		if !ok {
+			break
 		}
-		break
+		if !yield(ev, nil) {
+			return
+		}
 	}
 	final, err := s.result()
 	if final != nil {
