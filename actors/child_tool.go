@@ -15,7 +15,7 @@ import (
 // toolExec is one tool call of a session's turn, under its own context
 // (the turn's, with the call's deadline). It runs as work the session
 // starts (on the runtime's executor pool, never in the session's mailbox)
-// and reports with toolDone; a panic that escapes the tool becomes an
+// and reports through the round's results and a toolDone; a panic that escapes the tool becomes an
 // error result, and a call that overruns its deadline is answered by the
 // session while it finishes.
 type toolExec struct {
@@ -24,6 +24,8 @@ type toolExec struct {
 	ctx  context.Context
 	call messages.ToolCall
 	tc   *toolsys.Context
+	// results is the round's channel of results (see turnRun).
+	results chan<- *toolDone
 	// approver records the call's approval, if it needs one; nil means
 	// the permission pipeline's own approver.
 	approver toolsys.Approver
@@ -34,14 +36,20 @@ func (x *toolExec) run(send func(any)) {
 	defer func() {
 		if v := recover(); v != nil {
 			x.tc.Logger.Error().Interface("panic", v).Str("stack", string(debug.Stack())).Msg("tool panicked")
-			send(&toolDone{gen: x.gen, callID: x.call.ID, panicked: v})
+			x.report(send, &toolDone{gen: x.gen, callID: x.call.ID, panicked: v})
 		}
 	}()
 	res, err := x.execute()
 	if err == nil && x.ctx.Err() != nil && errors.Is(x.ctx.Err(), context.DeadlineExceeded) {
 		err = x.ctx.Err()
 	}
-	send(&toolDone{gen: x.gen, callID: x.call.ID, result: res, err: err})
+	x.report(send, &toolDone{gen: x.gen, callID: x.call.ID, result: res, err: err})
+}
+
+// report hands d to the round's results, then tells the session.
+func (x *toolExec) report(send func(any), d *toolDone) {
+	x.results <- d
+	send(d)
 }
 
 func (x *toolExec) execute() (toolsys.Result, error) {

@@ -185,7 +185,7 @@ func (a *sessionActor) Receive(ctx actor.Context) {
 	case *toolDone:
 		a.workDone()
 		if a.turn != nil && m.gen == a.c.gen {
-			a.onToolDone(m)
+			a.onToolsDone()
 		}
 	case *toolDeadline:
 		if a.turn != nil && m.gen == a.c.gen {

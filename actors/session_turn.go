@@ -46,6 +46,11 @@ type turnRun struct {
 	next    int                 // index of the next call to start
 	done    int                 // calls with a result
 	running map[string]*toolRun
+	// results receives the results of the round's calls as they end (it
+	// holds one per call): the session takes every result there is when
+	// any call reports, so that results that end together are journaled
+	// together.
+	results chan *toolDone
 }
 
 // toolRun is a tool call in flight.
@@ -125,6 +130,7 @@ func (a *sessionActor) resumeTools(o *memory.OpenTurn) {
 		toRun = append(toRun, c)
 	}
 	t.calls, t.next, t.done, t.running = toRun, 0, 0, make(map[string]*toolRun)
+	t.results = make(chan *toolDone, len(toRun))
 	a.startMoreTools()
 	a.checkRoundDone()
 }
@@ -240,6 +246,7 @@ func (a *sessionActor) failTurn(err error) {
 func (a *sessionActor) runTools(calls []messages.ToolCall) {
 	t := a.turn
 	t.calls, t.next, t.done, t.running = calls, 0, 0, make(map[string]*toolRun)
+	t.results = make(chan *toolDone, len(calls))
 	a.startMoreTools()
 	a.checkRoundDone()
 }
@@ -308,7 +315,7 @@ func (a *sessionActor) startTool(call messages.ToolCall) {
 	}
 	run.cancel = cancel
 	gen := a.c.gen
-	ex := &toolExec{rt: a.rt, gen: gen, ctx: ctx, call: call, tc: &toolsys.Context{
+	ex := &toolExec{rt: a.rt, gen: gen, ctx: ctx, call: call, results: t.results, tc: &toolsys.Context{
 		SessionID: a.id, Turn: t.index, CallID: call.ID, Workspace: a.rt.cfg.Workspace,
 		Logger: narrow(a.log, "tool", call.Name, "call", call.ID), Costs: a.rt.tracker,
 	}, approver: a.approverFor(gen)}
@@ -324,6 +331,20 @@ func (a *sessionActor) startTool(call messages.ToolCall) {
 			run.stop = a.rt.clock.AfterFunc(timeout, func() { root.Send(self, &toolDeadline{gen: gen, callID: id}) })
 		}
 	})
+}
+
+// onToolsDone takes every result the round's calls have delivered and
+// records each: one append for results that ended together.
+func (a *sessionActor) onToolsDone() {
+	for t := a.turn; t != nil && a.turn == t; {
+		select {
+		case m := <-t.results:
+			a.onToolDone(m)
+			continue
+		default:
+		}
+		return
+	}
 }
 
 func (a *sessionActor) onToolDone(m *toolDone) {
