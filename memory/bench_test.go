@@ -3,6 +3,7 @@ package memory_test
 import (
 	"fmt"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -182,4 +183,100 @@ func BenchmarkChecksums(b *testing.B) {
 		}
 		report(b, spent)
 	})
+}
+
+// turnEvents are the journal appends of one turn of the benchmark
+// workloads, as the session actor makes them: the user message; the reply
+// calling a tool with the call's start (one step, one append); the tool's
+// result; the answer with the end of the turn.
+func turnEvents() [][]messages.JournalEvent {
+	call := messages.ToolCall{ID: "call_1", Name: "lookup", Arguments: `{"key":"alpha"}`}
+	return [][]messages.JournalEvent{
+		{messages.UserMessage{TurnID: "t-1", Message: messages.UserText("What is the value of alpha? Use the lookup tool.")}},
+		{
+			messages.AssistantMessage{Message: messages.Message{Role: messages.RoleAssistant, ToolCalls: []messages.ToolCall{call}},
+				FinishReason: messages.FinishToolCalls, Model: "scripted", Usage: messages.Usage{PromptTokens: 40, CompletionTokens: 8, TotalTokens: 48}},
+			messages.ToolCallStarted{CallID: call.ID, Name: call.Name, Arguments: call.Arguments},
+		},
+		{messages.ToolResult{CallID: call.ID, Name: call.Name, Content: "value-of-alpha", Duration: 12 * time.Microsecond}},
+		{
+			messages.AssistantMessage{Message: messages.AssistantText("The value of alpha is value-of-alpha."), FinishReason: messages.FinishStop,
+				Model: "scripted", Usage: messages.Usage{PromptTokens: 70, CompletionTokens: 9, TotalTokens: 79}},
+			messages.TurnCompleted{TurnID: "t-1", Outcome: messages.OutcomeCompleted, FinishReason: messages.FinishStop,
+				Usage: messages.Usage{PromptTokens: 110, CompletionTokens: 17, TotalTokens: 127}, RoundTrips: 2},
+		},
+	}
+}
+
+// BenchmarkTurnAppends measures the journal's share of a turn: the four
+// appends of one turn (six events) to an activated session, on an
+// in-memory store without fsync, as actors.NewInMemory journals. One op is
+// one turn; a session takes 16 turns, then the next session starts, as in
+// the turn-overhead workload.
+func BenchmarkTurnAppends(b *testing.B) {
+	store := openStore(b, "")
+	defer store.Close()
+	j := newJournal(b, store, memory.JournalOptions{Durability: memory.DurabilityNone})
+	turn := turnEvents()
+	var (
+		id         string
+		act, tail  uint64
+		turns, ses int
+	)
+	b.ReportAllocs()
+	for b.Loop() {
+		if turns%16 == 0 {
+			b.StopTimer()
+			ses++
+			id = fmt.Sprintf("turns-%d", ses)
+			var err error
+			if act, tail, err = j.Activate(b.Context(), id, "bench"); err != nil {
+				b.Fatal(err)
+			}
+			b.StartTimer()
+		}
+		for _, evs := range turn {
+			var err error
+			if tail, err = j.Append(b.Context(), id, act, tail, evs...); err != nil {
+				b.Fatal(err)
+			}
+		}
+		turns++
+	}
+}
+
+// BenchmarkSyncWriters measures whether concurrent appenders share fsyncs:
+// appends/s to an on-disk store with one appender and with 64 (each on its
+// own session), per durability mode that fsyncs, in the same run. A
+// writers-64 rate far above the writers-1 rate means the appenders share
+// the fsyncs (one fsync costs the same whoever waits for it).
+func BenchmarkSyncWriters(b *testing.B) {
+	ev := messages.ToolResult{CallID: "c", Name: "read", Content: "a tool result of a typical size, a few hundred bytes of text"}
+	for _, d := range []memory.Durability{memory.DurabilitySync, memory.DurabilityBatch} {
+		for _, writers := range []int{1, 64} {
+			b.Run(fmt.Sprintf("%s/writers=%d", d, writers), func(b *testing.B) {
+				store := openStore(b, b.TempDir())
+				defer store.Close()
+				j := newJournal(b, store, memory.JournalOptions{Durability: d, SnapshotEvery: -1})
+				var next atomic.Int64
+				var wg sync.WaitGroup
+				b.ResetTimer()
+				for w := range writers {
+					wg.Go(func() {
+						id := fmt.Sprintf("w-%d", w)
+						var tail uint64
+						for next.Add(1) <= int64(b.N) {
+							var err error
+							if tail, err = j.Append(b.Context(), id, 0, tail, ev); err != nil {
+								b.Error(err)
+								return
+							}
+						}
+					})
+				}
+				wg.Wait()
+				b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "appends/s")
+			})
+		}
+	}
 }

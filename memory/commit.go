@@ -24,29 +24,40 @@ const (
 // every operation already waiting, runs them in one transaction, commits,
 // syncs once, and answers each appender.
 type committer struct {
-	db  *badger.DB
-	log zerolog.Logger
+	db    *badger.DB
+	syncs *syncer
+	log   zerolog.Logger
 
 	reqs     chan commitReq
 	quit     chan struct{}
 	stopped  chan struct{}
 	stopOnce sync.Once
+
+	// beforeCommit, when set (by tests, before the first append), runs
+	// each time a batch has been taken, before it is committed.
+	beforeCommit func()
 }
 
 type commitReq struct {
 	op   writeOp
+	head head // the session's head, which op applies to
 	size int
 	done chan commitRes // buffered: the committer never blocks on it
 }
 
+// commitRes is the outcome of a write. unknown is set with an error after
+// which the stored head is unknown (the commit or the sync failed); an
+// error without it left the journal as it was.
 type commitRes struct {
-	res opResult
-	err error
+	res     opResult
+	err     error
+	unknown bool
 }
 
-func newCommitter(db *badger.DB, log zerolog.Logger) *committer {
+func newCommitter(db *badger.DB, syncs *syncer, log zerolog.Logger) *committer {
 	c := &committer{
 		db:      db,
+		syncs:   syncs,
 		log:     log,
 		reqs:    make(chan commitReq),
 		quit:    make(chan struct{}),
@@ -68,23 +79,18 @@ func (c *committer) stop() error {
 	return nil
 }
 
-// submit hands op to the committer and waits until it is durable. When ctx
-// ends before the committer takes op, nothing was written; when it ends
-// after, the outcome is unknown (ErrOutcomeUnknown).
-func (c *committer) submit(ctx context.Context, op writeOp, size int) (opResult, error) {
-	r := commitReq{op: op, size: size, done: make(chan commitRes, 1)}
+// hand gives r to the committer, which answers on r.done once r is
+// durable or has failed. When hand returns an error (ctx ended, or the
+// committer stopped), the committer did not take r and nothing was
+// written.
+func (c *committer) hand(ctx context.Context, r commitReq) error {
 	select {
 	case c.reqs <- r:
+		return nil
 	case <-c.quit:
-		return opResult{}, ErrClosed
+		return ErrClosed
 	case <-ctx.Done():
-		return opResult{}, ctx.Err()
-	}
-	select {
-	case res := <-r.done:
-		return res.res, res.err
-	case <-ctx.Done():
-		return opResult{}, fmt.Errorf("%w: %w", ErrOutcomeUnknown, ctx.Err())
+		return ctx.Err()
 	}
 }
 
@@ -118,6 +124,9 @@ func (c *committer) collect(first commitReq) []commitReq {
 
 // commit runs the batch in one transaction, syncs, and answers every caller.
 func (c *committer) commit(batch []commitReq) {
+	if c.beforeCommit != nil {
+		c.beforeCommit()
+	}
 	results := c.runBatch(batch)
 	if results == nil {
 		results = c.runEach(batch)
@@ -127,11 +136,11 @@ func (c *committer) commit(batch []commitReq) {
 		ok = ok || r.err == nil
 	}
 	if ok {
-		if err := c.db.Sync(); err != nil {
+		if err := c.syncs.wait(); err != nil {
 			err = fmt.Errorf("sync (committed, durability unknown): %w", dbErr(err))
 			for i := range results {
 				if results[i].err == nil {
-					results[i] = commitRes{err: err}
+					results[i] = commitRes{err: err, unknown: true}
 				}
 			}
 		}
@@ -151,13 +160,9 @@ func (c *committer) runBatch(batch []commitReq) []commitRes {
 		txn := c.db.NewTransaction(true)
 		for i, r := range batch {
 			// Each session has at most one operation in a batch (its lock is
-			// held until the operation is durable), so the head read here is
-			// not changed by another operation of the batch.
-			h, err := readHead(txn, r.op.session)
-			var res opResult
-			if err == nil {
-				res, err = r.op.apply(txn, h)
-			}
+			// held until the operation is answered), so no other operation
+			// of the batch changes the head it applies to.
+			res, err := r.op.apply(txn, r.head)
 			if errors.Is(err, badger.ErrTxnTooBig) {
 				txn.Discard()
 				return nil
@@ -171,7 +176,7 @@ func (c *committer) runBatch(batch []commitReq) []commitRes {
 		if err != nil {
 			for i := range results {
 				if results[i].err == nil {
-					results[i] = commitRes{err: dbErr(err)}
+					results[i] = commitRes{err: dbErr(err), unknown: true}
 				}
 			}
 		}
@@ -184,8 +189,7 @@ func (c *committer) runBatch(batch []commitReq) []commitRes {
 func (c *committer) runEach(batch []commitReq) []commitRes {
 	results := make([]commitRes, len(batch))
 	for i, r := range batch {
-		res, err := runOp(context.Background(), c.db, r.op)
-		results[i] = commitRes{res: res, err: dbErr(err)}
+		results[i] = runOp(context.Background(), c.db, r.op, r.head)
 	}
 	return results
 }

@@ -66,11 +66,13 @@
 //
 // # Durability
 //
-// DurabilitySync fsyncs before Append returns. DurabilityBatch commits the
-// appends that arrive together in one transaction with one fsync (group
-// commit); each caller still returns only once its own append is durable,
-// at several times the throughput of sync under concurrency. DurabilityNone
-// skips the fsync (tests, caches). Store.Close stops the batch committers,
+// DurabilitySync fsyncs before Append returns; concurrent appends each
+// commit on their own and share the fsyncs (one runs at a time, and those
+// who commit meanwhile wait for the next together). DurabilityBatch commits
+// the appends that arrive together in one transaction with one fsync
+// (group commit); each caller still returns only once its own append is
+// durable, at a higher throughput than sync under concurrency.
+// DurabilityNone skips the fsync (tests, caches). Store.Close stops the batch committers,
 // committing and syncing what they hold, before closing the database.
 //
 // # History

@@ -96,6 +96,9 @@ func PutSnapshot(s *Store, session string, st *State) error {
 // RemoveHead deletes the session's head only, as a Delete interrupted after
 // its first step would have.
 func RemoveHead(s *Store, session string) error {
+	sh := s.heads.lock(session)
+	defer s.heads.unlock(session, sh)
+	sh.forget()
 	return s.DB().Update(func(txn *badger.Txn) error { return txn.Delete(headKey(session)) })
 }
 
@@ -122,4 +125,61 @@ func WriteUnsealed(j *BadgerJournal) {
 		env.V = 1
 		return json.Marshal(env)
 	}
+}
+
+// HeadReads returns how many session heads the store's journals have read
+// from Badger to write.
+func HeadReads(s *Store) int64 { return s.heads.reads.Load() }
+
+// SetMaxHeads bounds the heads the store keeps in memory.
+func SetMaxHeads(s *Store, n int) {
+	s.heads.mu.Lock()
+	defer s.heads.mu.Unlock()
+	s.heads.max = n
+}
+
+// KeptHeads returns how many sessions' heads the store keeps in memory.
+func KeptHeads(s *Store) int {
+	s.heads.mu.Lock()
+	defer s.heads.mu.Unlock()
+	return len(s.heads.m)
+}
+
+// HeadWaiters returns how many writers hold or wait for the session's lock.
+func HeadWaiters(s *Store, session string) int {
+	s.heads.mu.Lock()
+	defer s.heads.mu.Unlock()
+	if sh := s.heads.m[session]; sh != nil {
+		return sh.refs
+	}
+	return 0
+}
+
+// HoldCommits makes the batch journal j's committer wait, once it has taken
+// a batch and before committing it, until release is closed; entered
+// receives a value when it starts waiting, if it has room.
+func HoldCommits(j *BadgerJournal, entered chan<- struct{}, release <-chan struct{}) {
+	j.batch.beforeCommit = func() {
+		select {
+		case entered <- struct{}{}:
+		default:
+		}
+		<-release
+	}
+}
+
+// SetSync makes the store's journals sync with f instead of DB.Sync. Call
+// it before any write.
+func SetSync(s *Store, f func() error) {
+	s.syncs.mu.Lock()
+	defer s.syncs.mu.Unlock()
+	s.syncs.sync = f
+}
+
+// SyncWaiters returns how many writers wait for a sync to end so that the
+// next can start.
+func SyncWaiters(s *Store) int {
+	s.syncs.mu.Lock()
+	defer s.syncs.mu.Unlock()
+	return s.syncs.waiting
 }

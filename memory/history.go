@@ -408,6 +408,10 @@ type ViewOptions struct {
 	// or negative means the full history. The window never starts with a
 	// tool message cut off from its assistant message, so it may hold fewer.
 	Window int
+	// KeepPending leaves the calls of the turn still open (State.Open)
+	// without a result, instead of answering them as interrupted: for
+	// showing a history while its turn runs, never for a model request.
+	KeepPending bool
 }
 
 // Messages returns the history as providers accept it: see Repair. The
@@ -415,7 +419,7 @@ type ViewOptions struct {
 // request only when every call of the turn has its result, or the pending
 // calls are reported as interrupted.
 func (s *State) Messages(opts ViewOptions) []messages.Message {
-	out := Repair(s.History)
+	out := repair(s.History, opts.KeepPending && s.Open != nil)
 	if opts.Window > 0 && len(out) > opts.Window {
 		start := len(out) - opts.Window
 		for start < len(out) && out[start].Role == messages.RoleTool {
@@ -431,7 +435,11 @@ func (s *State) Messages(opts ViewOptions) []messages.Message {
 // message before it (or answers a call twice) is dropped, the tool messages
 // of each assistant message come in call order, and a call without a result
 // is answered with InterruptedResult.
-func Repair(msgs []messages.Message) []messages.Message {
+func Repair(msgs []messages.Message) []messages.Message { return repair(msgs, false) }
+
+// repair is Repair; with keepLast, the calls of the last assistant message
+// that have no result are left without one.
+func repair(msgs []messages.Message, keepLast bool) []messages.Message {
 	out := make([]messages.Message, 0, len(msgs))
 	for i := 0; i < len(msgs); {
 		m := msgs[i]
@@ -449,10 +457,11 @@ func Repair(msgs []messages.Message) []messages.Message {
 				results[msgs[i].ToolCallID] = msgs[i]
 			}
 		}
+		last := keepLast && i == len(msgs)
 		for _, c := range m.ToolCalls {
 			if r, ok := results[c.ID]; ok {
 				out = append(out, r)
-			} else {
+			} else if !last {
 				out = append(out, messages.ToolResultMessage(c.ID, InterruptedResult))
 			}
 		}

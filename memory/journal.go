@@ -98,7 +98,8 @@ type Durability int
 
 // The durability modes.
 const (
-	// DurabilitySync fsyncs every append before it returns.
+	// DurabilitySync fsyncs every append before it returns. Appenders
+	// waiting at the same time share one fsync.
 	DurabilitySync Durability = iota
 	// DurabilityBatch commits concurrent appends together (group commit):
 	// they share one transaction and one fsync, and each caller still waits

@@ -25,32 +25,37 @@ const readPage = 256
 // activation; s/<s>/<seq> holds the latest snapshot (an encoded State).
 //
 // Consistency: an append holds the session's lock (kept on the Store, so
-// every Journal of the store shares it) while it reads t/<s>, checks the
-// activation and the expected tail (ErrFenced, ErrConflict), and writes the
-// entries and the new t/<s> in one Badger transaction, until the write is
-// durable. The write transaction reads nothing, so Badger does not check it
-// for conflicts: that check walks every transaction committed since it
-// began, and its cost grew with the number of sessions appending at once
-// (10,000 sessions in flight spent most of their time in it). Writers of
-// different sessions never wait for each other.
+// every Journal of the store shares it) while it takes the session's head,
+// checks the activation and the expected tail (ErrFenced, ErrConflict), and
+// writes the entries and the new t/<s> in one Badger transaction, until the
+// write is durable. The store keeps each session's head in memory once a
+// write has read or written it (see sessionHeads), so an append reads
+// nothing from Badger: t/<s> is read by a session's first write only. The
+// write transaction reads nothing either, so Badger does not check it for
+// conflicts: that check walks every transaction committed since it began,
+// and its cost grew with the number of sessions appending at once (10,000
+// sessions in flight spent most of their time in it). Writers of different
+// sessions never wait for each other.
 //
-// Durability: sync commits, then calls DB.Sync (which fsyncs the write-ahead
-// log and value log). Opening Badger with SyncWrites instead would make every
-// write of every key space pay for a sync, and it is slower: with 64
-// concurrent writers on a 2-core machine, commit+DB.Sync ran about 5,500
-// writes/s against 1,100 with SyncWrites (equal at about 650/s for a single
-// writer), because concurrent DB.Sync calls share the fsync in flight. Batch
-// hands the append to one committer goroutine that folds every append
-// waiting at that moment into one transaction and one DB.Sync, then answers
-// each caller. None commits without Sync.
+// Durability: sync commits, then waits for a DB.Sync (which fsyncs the
+// write-ahead log and value log) that started after its commit; the store
+// runs one DB.Sync at a time, and the appenders that commit while one runs
+// share the next (see syncer). Opening Badger with SyncWrites instead would
+// make every write of every key space pay for a sync, and it is slower:
+// with 64 concurrent writers on a 2-core machine, commit+DB.Sync ran about
+// 5,500 writes/s against 1,100 with SyncWrites (equal at about 650/s for a
+// single writer). Batch hands the append to one committer goroutine that
+// folds every append waiting at that moment into one transaction and one
+// sync, then answers each caller. None commits without Sync.
 type BadgerJournal struct {
 	store *Store
 	db    *badger.DB
 	opts  JournalOptions
 	log   zerolog.Logger
 	batch *committer // nil unless DurabilityBatch
-	// encode gives the stored form of an envelope: messages.Envelope.Encode
-	// (tests measure the cost of its checksum against plain JSON).
+	// encode gives the stored form of an envelope whose Data is JSON:
+	// messages.Envelope.EncodeTrusted (tests measure the cost of its
+	// checksum against plain JSON).
 	encode func(messages.Envelope) ([]byte, error)
 }
 
@@ -65,9 +70,9 @@ func NewJournal(store *Store, opts JournalOptions) (*BadgerJournal, error) {
 		return nil, err
 	}
 	j := &BadgerJournal{store: store, db: store.DB(), opts: opts, log: opts.Logger.With().Str("component", "journal").Logger(),
-		encode: messages.Envelope.Encode}
+		encode: messages.Envelope.EncodeTrusted}
 	if opts.Durability == DurabilityBatch {
-		j.batch = newCommitter(j.db, j.log)
+		j.batch = newCommitter(j.db, j.store.syncs, j.log)
 	}
 	if err := store.onClose(j.Close); err != nil {
 		j.batch.stop()
@@ -97,8 +102,8 @@ type opResult struct {
 // read-write transaction with the session's head as it is when the
 // transaction commits (the session's lock is held throughout); it either
 // returns an error having written nothing, or writes and returns its result.
-// It reads nothing itself, so a transaction of one writeOp has no reads for
-// Badger to check for conflicts.
+// It reads nothing, so a transaction of writeOps has no reads for Badger to
+// check for conflicts.
 type writeOp struct {
 	session string
 	apply   func(txn *badger.Txn, h head) (opResult, error)
@@ -138,6 +143,11 @@ func (j *BadgerJournal) Activate(ctx context.Context, session, node string) (act
 // its sequence number.
 type encodedEvent struct{ env messages.Envelope }
 
+// sameBytes reports whether a and b are the same slice.
+func sameBytes(a, b []byte) bool {
+	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
+}
+
 // Append implements Journal.
 func (j *BadgerJournal) Append(ctx context.Context, session string, activation, expectTail uint64, events ...messages.JournalEvent) (uint64, error) {
 	if err := ValidateSession(session); err != nil {
@@ -157,7 +167,14 @@ func (j *BadgerJournal) Append(ctx context.Context, session string, activation, 
 		if err != nil {
 			return 0, fmt.Errorf("memory: journal append %s event %d: %w", session, i, err)
 		}
-		env.Data = j.opts.Redactor.ContentJSON(env.Data)
+		// The event's JSON, as NewEnvelope made it, is stored without
+		// being checked again; masked JSON is checked once.
+		if masked := j.opts.Redactor.ContentJSON(env.Data); !sameBytes(masked, env.Data) {
+			if !json.Valid(masked) {
+				return 0, fmt.Errorf("memory: journal append %s event %d: %w: masking credentials left invalid JSON", session, i, ErrInvalidEvent)
+			}
+			env.Data = masked
+		}
 		encoded[i] = encodedEvent{env}
 		size += len(env.Data) + 128
 	}
@@ -196,7 +213,10 @@ func (j *BadgerJournal) Append(ctx context.Context, session string, activation, 
 }
 
 // write runs op with the journal's durability, holding the session's lock
-// until the write is durable.
+// until the write is durable or has failed. The head op applies to is the
+// one the store keeps for the session, read from Badger only when it is not
+// known (the session's first write since the store opened, or since a
+// write whose outcome is unknown).
 func (j *BadgerJournal) write(ctx context.Context, op writeOp, size int) (opResult, error) {
 	if err := ctx.Err(); err != nil {
 		return opResult{}, err
@@ -207,75 +227,109 @@ func (j *BadgerJournal) write(ctx context.Context, op writeOp, size int) (opResu
 	if err := j.store.space.check(size); err != nil {
 		return opResult{}, err
 	}
-	unlock := j.store.sessions.lock(op.session)
-	defer unlock()
-	if j.batch != nil {
-		return j.batch.submit(ctx, op, size)
-	}
-	res, err := runOp(ctx, j.db, op)
+	heads := &j.store.heads
+	sh := heads.lock(op.session)
+	locked := true
+	defer func() {
+		if locked {
+			heads.unlock(op.session, sh)
+		}
+	}()
+	h, err := j.headFor(sh, op.session)
 	if err != nil {
-		return opResult{}, dbErr(err)
+		return opResult{}, err
 	}
-	if j.opts.Durability == DurabilitySync {
-		if err := j.db.Sync(); err != nil {
-			return opResult{}, fmt.Errorf("sync (committed, durability unknown): %w", dbErr(err))
+	if j.batch != nil {
+		r := commitReq{op: op, head: h, size: size, done: make(chan commitRes, 1)}
+		if err := j.batch.hand(ctx, r); err != nil {
+			return opResult{}, err // not taken: nothing written
+		}
+		select {
+		case res := <-r.done:
+			settle(sh, res)
+			return res.res, res.err
+		case <-ctx.Done():
+			// The committer answers every operation it took: the session
+			// stays locked until it has, so the next writer finds the
+			// head this write leaves.
+			locked = false
+			go func() {
+				settle(sh, <-r.done)
+				heads.unlock(op.session, sh)
+			}()
+			return opResult{}, fmt.Errorf("%w: %w", ErrOutcomeUnknown, ctx.Err())
 		}
 	}
-	return res, nil
+	res := runOp(ctx, j.db, op, h)
+	if res.err == nil && j.opts.Durability == DurabilitySync {
+		if err := j.store.syncs.wait(); err != nil {
+			res = commitRes{err: fmt.Errorf("sync (committed, durability unknown): %w", dbErr(err)), unknown: true}
+		}
+	}
+	settle(sh, res)
+	return res.res, res.err
 }
 
-// runOp runs op in its own transaction. The caller holds the session's
-// lock, so the head read before the transaction is still the head when it
-// commits; the transaction only writes, so Badger has no reads to check for
-// conflicts. A conflict is still retried, should one ever be reported.
-func runOp(ctx context.Context, db *badger.DB, op writeOp) (opResult, error) {
+// headFor returns the session's head: the one sh keeps, or else the one
+// stored, which sh then keeps. The caller holds sh's lock.
+func (j *BadgerJournal) headFor(sh *sessionHead, session string) (head, error) {
+	if sh.known {
+		return sh.head, nil
+	}
+	j.store.heads.reads.Add(1)
+	var h head
+	err := view(j.db, func(txn *badger.Txn) error {
+		var err error
+		h, _, err = headIn(txn, session)
+		return err
+	})
+	if err != nil {
+		return head{}, dbErr(err)
+	}
+	sh.set(h)
+	return h, nil
+}
+
+// settle records in sh the head a write left: the new head when it
+// succeeded, the same head when it was refused before writing anything,
+// and an unknown head when its outcome is unknown.
+func settle(sh *sessionHead, res commitRes) {
+	switch {
+	case res.err == nil:
+		sh.set(head{Tail: res.res.tail, Activation: res.res.activation})
+	case res.unknown:
+		sh.forget()
+	}
+}
+
+// runOp runs op on the head h in its own transaction. The caller holds the
+// session's lock, so h is still the head when the transaction commits; the
+// transaction only writes, so Badger has no reads to check for conflicts.
+// A conflict is still retried, should one ever be reported. The result is
+// unknown when the commit failed.
+func runOp(ctx context.Context, db *badger.DB, op writeOp, h head) commitRes {
 	for {
 		if db.IsClosed() {
-			return opResult{}, badger.ErrDBClosed
-		}
-		var h head
-		if err := db.View(func(txn *badger.Txn) error {
-			var err error
-			h, err = readHead(txn, op.session)
-			return err
-		}); err != nil {
-			return opResult{}, err
+			return commitRes{err: dbErr(badger.ErrDBClosed)}
 		}
 		txn := db.NewTransaction(true)
 		res, err := op.apply(txn, h)
 		if err != nil {
 			txn.Discard()
-			return opResult{}, err
+			return commitRes{err: dbErr(err)}
 		}
 		err = txn.Commit()
 		if errors.Is(err, badger.ErrConflict) {
 			if err := ctx.Err(); err != nil {
-				return opResult{}, err
+				return commitRes{err: err}
 			}
 			continue
 		}
 		if err != nil {
-			return opResult{}, err
+			return commitRes{err: dbErr(err), unknown: true}
 		}
-		return res, nil
+		return commitRes{res: res}
 	}
-}
-
-func readHead(txn *badger.Txn, session string) (head, error) {
-	item, err := txn.Get(headKey(session))
-	if errors.Is(err, badger.ErrKeyNotFound) {
-		return head{}, nil
-	}
-	if err != nil {
-		return head{}, err
-	}
-	var h head
-	err = item.Value(func(v []byte) error {
-		var err error
-		h, err = decodeHead(v)
-		return err
-	})
-	return h, err
 }
 
 // headOf reads the session's head in a read transaction; ok is false when
@@ -584,8 +638,9 @@ func (j *BadgerJournal) Delete(ctx context.Context, session string) error {
 	if j.store.isClosed() {
 		return ErrClosed
 	}
-	unlock := j.store.sessions.lock(session)
-	defer unlock()
+	sh := j.store.heads.lock(session)
+	defer j.store.heads.unlock(session, sh)
+	defer sh.forget()
 	// The snapshots go first and the head next, so that an interrupted
 	// Delete leaves either the whole journal without snapshots, or no
 	// visible journal: entries beyond the tail are never read, and are

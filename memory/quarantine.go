@@ -43,8 +43,9 @@ func (j *BadgerJournal) Quarantine(ctx context.Context, session string, at time.
 	if j.store.isClosed() {
 		return 0, ErrClosed
 	}
-	unlock := j.store.sessions.lock(session)
-	defer unlock()
+	sh := j.store.heads.lock(session)
+	defer j.store.heads.unlock(session, sh)
+	defer sh.forget()
 	stamp := quarantinePrefix(session, at)
 	keys := [][]byte{headKey(session)}
 	err := view(j.db, func(txn *badger.Txn) error {

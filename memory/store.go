@@ -89,9 +89,11 @@ type Store struct {
 	// recoveries is what Open found and did before Badger opened.
 	recoveries []Recovery
 
-	// sessions serialises the journal writes of each session, whichever
-	// Journal on this store makes them.
-	sessions sessionLocks
+	// heads serialises the journal writes of each session, whichever
+	// Journal on this store makes them, and keeps the sessions' heads.
+	heads sessionHeads
+	// syncs shares DB.Sync among the writers waiting for one.
+	syncs *syncer
 
 	mu      sync.Mutex
 	closed  bool
@@ -159,6 +161,7 @@ func open(opts Options, tune func(*badger.Options)) (*Store, error) {
 		return nil, openErr(opts.Dir, err)
 	}
 	s.db = db
+	s.syncs = newSyncer(db.Sync)
 	return s, nil
 }
 

@@ -345,9 +345,9 @@ func (j *BadgerJournal) RepairSnapshots(ctx context.Context, session string) err
 	if err := ValidateSession(session); err != nil {
 		return err
 	}
-	unlock := j.store.sessions.lock(session)
+	sh := j.store.heads.lock(session)
 	err := deletePrefix(ctx, j.db, seqPrefix(prefixSnapshot, session))
-	unlock()
+	j.store.heads.unlock(session, sh)
 	if err != nil {
 		return fmt.Errorf("memory: repair snapshots of %s: %w", session, dbErr(err))
 	}

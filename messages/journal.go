@@ -297,17 +297,6 @@ func NewEnvelope(seq uint64, at time.Time, ev JournalEvent) (Envelope, error) {
 	return Envelope{V: EnvelopeVersion, Seq: seq, Type: ev.JournalType(), At: at.UTC(), Data: data}, nil
 }
 
-// Encode returns the stored form of the envelope: its JSON encoding, whose
-// last member, "crc", holds the CRC-32C (Castagnoli) of every byte before
-// that member as 8 hex digits. DecodeEnvelope verifies it.
-func (e Envelope) Encode() ([]byte, error) {
-	b, err := json.Marshal(e)
-	if err != nil {
-		return nil, fmt.Errorf("journal entry seq %d (type %q): encode: %w", e.Seq, e.Type, err)
-	}
-	return appendChecksum(b), nil
-}
-
 // Decode returns the event in the envelope as a value (UserMessage, not
 // *UserMessage), or a *DecodeError. It reads versions 1 and 2.
 func (e Envelope) Decode() (JournalEvent, error) {

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // Mode is the permission mode: how much runs without asking.
@@ -516,6 +517,9 @@ type Rule struct {
 // ParseRule parses "tool" or "tool(pattern)".
 func ParseRule(s string) (Rule, error) {
 	s = strings.TrimSpace(s)
+	if !utf8.ValidString(s) {
+		return Rule{}, fmt.Errorf("rule %q: not valid UTF-8", s)
+	}
 	name, pattern, hasArg := s, "", false
 	if i := strings.IndexByte(s, '('); i >= 0 {
 		if !strings.HasSuffix(s, ")") {
@@ -535,14 +539,21 @@ func ParseRule(s string) (Rule, error) {
 		}
 	}
 	r := Rule{tool: name, pattern: pattern, hasArg: hasArg, display: s}
-	r.toolRE = regexp.MustCompile(globRegexp(name, false))
+	var err error
+	if r.toolRE, err = regexp.Compile(globRegexp(name, false)); err != nil {
+		return Rule{}, fmt.Errorf("rule %q: %w", s, err)
+	}
 	if hasArg {
 		globs := []string{pattern}
 		if bare, ok := bareCommand(pattern); ok {
 			globs = append(globs, bare)
 		}
-		r.narrow = regexp.MustCompile(globsRegexp(globs, true))
-		r.broad = regexp.MustCompile(globsRegexp(globs, false))
+		if r.narrow, err = regexp.Compile(globsRegexp(globs, true)); err != nil {
+			return Rule{}, fmt.Errorf("rule %q: %w", s, err)
+		}
+		if r.broad, err = regexp.Compile(globsRegexp(globs, false)); err != nil {
+			return Rule{}, fmt.Errorf("rule %q: %w", s, err)
+		}
 	}
 	return r, nil
 }

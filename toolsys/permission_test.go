@@ -257,7 +257,7 @@ func TestParseRule(t *testing.T) {
 			t.Errorf("String() = %q", r.String())
 		}
 	}
-	for _, bad := range []string{"", "bash(", "bash()", "(x)", "ba sh", "bash(x"} {
+	for _, bad := range []string{"", "bash(", "bash()", "(x)", "ba sh", "bash(x", "bash(\xc4)", "\xffbash"} {
 		if _, err := ParseRule(bad); err == nil {
 			t.Errorf("ParseRule(%q) succeeded", bad)
 		}

@@ -10,7 +10,10 @@
 #
 # Environment: TURNS, WARMUP, REPS, LEVELS ("1 16") and PEERS override the
 # defaults; OUT names the directory for binaries and raw results (default: a
-# fresh temporary directory, kept and printed at the end).
+# fresh temporary directory, kept and printed at the end). PEERS lists
+# name:build-tag pairs, or build tags alone (the peer then names itself):
+#
+#   PEERS='bare bare_stream agcore_runtime agcore_runtime_disk' ./run.sh
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -28,7 +31,7 @@ else
 fi
 : "${LEVELS:=1 16}"
 # name:build-tag, baseline first.
-: "${PEERS:=bare:bare bare-stream:bare_stream agcore-loop:agcore_loop agcore-runtime:agcore_runtime eino-react:eino_react eino-adk:eino_adk langchaingo:langchaingo}"
+: "${PEERS:=bare:bare bare-stream:bare_stream agcore-loop:agcore_loop agcore-runtime:agcore_runtime agcore-runtime-reuse:agcore_runtime_reuse agcore-runtime-disk:agcore_runtime_disk eino-react:eino_react eino-adk:eino_adk langchaingo:langchaingo}"
 : "${OUT:=$(mktemp -d -t agcore-peers.XXXXXX)}"
 mkdir -p "$OUT/bin"
 results="$OUT/results.jsonl"
@@ -43,6 +46,14 @@ for p in $PEERS; do
 	if ! go build -tags "$tag" -o "$OUT/bin/$name" ./cmd/peer; then
 		echo "skipping $name: it does not build" >&2
 		continue
+	fi
+	if [[ $p != *:* ]]; then
+		# A build tag alone: the peer says its name.
+		real=$("$OUT/bin/$name" -name)
+		if [[ $real != "$name" ]]; then
+			mv "$OUT/bin/$name" "$OUT/bin/$real"
+			name=$real
+		fi
 	fi
 	names+=("$name")
 done
@@ -80,6 +91,16 @@ echo "- kernel $(uname -sr)"
 echo "- $REPS runs per peer and concurrency, each $TURNS measured turns after $WARMUP warm-up turns"
 echo
 order=$(IFS=,; echo "${names[*]}")
-"$OUT/bin/report" -baseline bare -against agcore-runtime=bare-stream -order "$order" "$results"
+# Streaming peers are compared with the streaming loop, and the runtime on
+# disk with the same runtime in memory, when those ran.
+against=""
+for pair in agcore-runtime=bare-stream agcore-runtime-reuse=bare-stream agcore-runtime-disk=agcore-runtime-reuse; do
+	peer=${pair%%=*} base=${pair##*=}
+	[[ " ${names[*]} " == *" $peer "* && " ${names[*]} " == *" $base "* ]] && against+="${against:+,}$pair"
+done
+if [[ " ${names[*]} " == *" agcore-runtime-disk "* && " ${names[*]} " != *" agcore-runtime-reuse "* && " ${names[*]} " == *" bare-stream "* ]]; then
+	against+="${against:+,}agcore-runtime-disk=bare-stream"
+fi
+"$OUT/bin/report" -baseline bare -against "$against" -order "$order" "$results"
 echo
 echo "raw results: $results" >&2

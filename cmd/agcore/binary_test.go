@@ -53,6 +53,7 @@ func TestBinary(t *testing.T) {
 	t.Run("help on every command", func(t *testing.T) { testHelp(t, bin) })
 	t.Run("run then sessions", func(t *testing.T) { testRunAndSessions(t, bin) })
 	t.Run("chat with piped input", func(t *testing.T) { testChat(t, bin) })
+	t.Run("approvals on a terminal", func(t *testing.T) { testApprovalPTY(t, bin) })
 	t.Run("bad config", func(t *testing.T) { testBadConfig(t, bin) })
 	t.Run("mock-llm until SIGTERM", func(t *testing.T) { testMockLLMSignal(t, bin) })
 }
@@ -69,7 +70,9 @@ type result struct {
 func execBin(t *testing.T, bin, dir, stdin string, env []string, args ...string) result {
 	t.Helper()
 	cmd := exec.CommandContext(t.Context(), bin, args...)
-	cmd.Env = append(userEnv(), env...)
+	// What a command keeps in the temporary directory (the demo's
+	// workspace) goes with the test.
+	cmd.Env = append(append(userEnv(), "TMPDIR="+t.TempDir()), env...)
 	cmd.Dir = dir
 	if dir == "" {
 		cmd.Dir = t.TempDir()
@@ -187,8 +190,8 @@ func testRunAndSessions(t *testing.T, bin string) {
 	execBin(t, bin, ws, "", nil, "sessions", "list", dd, "--json").check(t, exitOK, `"session":"`+id+`"`, `"turns":2`)
 	execBin(t, bin, ws, "", nil, "sessions", "show", id, dd).check(t, exitOK, "turns     2", "user: Summarise this project",
 		`→ read_file {"path":"README.md"}`, "user: Again")
-	execBin(t, bin, ws, "", nil, "sessions", "replay", id, dd).check(t, exitOK, "#1    activated", "user_message       turn 0: \"Summarise this project\"",
-		"tool_call_started  list_dir", "tool_result        ✓ read_file", "turn_completed     turn 1 completed · 4 round trips")
+	execBin(t, bin, ws, "", nil, "sessions", "replay", id, dd).check(t, exitOK, "#1    activated", "user_message       turn 1: \"Summarise this project\"",
+		"tool_call_started  list_dir", "tool_result        ✓ read_file", "turn_completed     turn 2 completed · 4 round trips")
 	r = execBin(t, bin, ws, "", nil, "sessions", "export", id, dd)
 	r.check(t, exitOK, `"role":"user","content":"Summarise this project"`)
 	if n := strings.Count(r.stdout, "\n"); n != 18 {

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/rs/zerolog"
+
+	"github.com/agcore/agcore/memory"
 )
 
 // slowScript answers "run the slow command" with a bash call that runs
@@ -118,7 +120,8 @@ func (c *chatSession) waitFor(t *testing.T, want string) string {
 }
 
 // TestChat_CancelWhileStreaming types /cancel while a tool call of the
-// reply runs: the turn ends cancelled, and the chat goes on.
+// reply runs: the turn ends cancelled, /history shows the call answered as
+// interrupted, and the chat goes on.
 func TestChat_CancelWhileStreaming(t *testing.T) {
 	c := startChat(t)
 	c.waitFor(t, "agcore chat · session ")
@@ -134,6 +137,12 @@ func TestChat_CancelWhileStreaming(t *testing.T) {
 
 	c.send(t, "/usage")
 	c.waitFor(t, "usage: 1 turns · ")
+	// The cancelled call is answered as the model was told.
+	c.send(t, "/history")
+	c.waitFor(t, "→ bash ")
+	if line := c.waitFor(t, "tool "); !strings.HasSuffix(line, ": "+memory.InterruptedResult) {
+		t.Errorf("/history shows the cancelled call as %q, want it answered %q", line, memory.InterruptedResult)
+	}
 	c.send(t, "hello")
 	c.waitFor(t, "Still here.")
 	c.waitFor(t, "— 1 round trip")

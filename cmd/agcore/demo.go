@@ -67,7 +67,10 @@ interrupted.
 
 With --base-url (or OPENAI_BASE_URL) the sessions talk to that endpoint
 instead, with --api-key (or OPENAI_API_KEY) and --model (or OPENAI_MODEL,
-default ` + defaultRealModel + `). The API key is never printed or logged.`,
+default ` + defaultRealModel + `). The API key is never printed or logged.
+
+The workspace is kept afterwards, a temporary one included: the last line
+names it and lists its files, SUMMARY.md among them.`,
 		Example: `  agcore demo
   agcore demo --sessions 16 --turns 2
   agcore demo --json | jq -c 'select(.type=="turn_ended")'
@@ -99,7 +102,7 @@ default ` + defaultRealModel + `). The API key is never printed or logged.`,
 	f.StringVar(&o.apiKey, "api-key", "", "API key for --base-url (env OPENAI_API_KEY, preferred: a flag shows in the process list)")
 	f.StringVar(&o.model, "model", "", "model to ask (env OPENAI_MODEL; default "+defaultRealModel+", or the mock's model)")
 	f.StringVar(&o.prompt, "prompt", defaultDemoPrompt, "what each session asks the model")
-	f.StringVar(&o.workspace, "workspace", "", "directory the sessions share, kept afterwards (seeded with a sample project when empty); default a temporary one")
+	f.StringVar(&o.workspace, "workspace", "", "directory the sessions share, kept afterwards (seeded with a sample project when empty); default a new temporary one, also kept")
 	f.IntVar(&o.maxSteps, "max-steps", defaultDemoSteps, "most model calls of one turn")
 	f.BoolVar(&o.jsonOut, "json", false, "print every event as a JSON line, then a summary line")
 	return cmd
@@ -127,11 +130,14 @@ func runDemo(cmd *cobra.Command, a *app, o demoOptions) error {
 	}
 	o.model = cmp.Or(o.model, defaultRealModel)
 
-	ws, files, cleanup, err := openWorkspace(o.workspace)
+	ws, files, closeWS, err := openWorkspace(o.workspace, a.getenv("TMPDIR"))
 	if err != nil {
 		return err
 	}
-	defer cleanup()
+	// Once the sessions run, the workspace holds what they wrote and the
+	// output names it: it is kept, a temporary one included.
+	keep := false
+	defer func() { closeWS(keep) }()
 	// The demo's file tools stay in its workspace, and writing SUMMARY.md
 	// there is the point: accept-edits runs them without an approver.
 	perms, err := toolsys.NewPermissions(toolsys.PermissionConfig{Mode: toolsys.ModeAcceptEdits})
@@ -164,32 +170,36 @@ func runDemo(cmd *cobra.Command, a *app, o demoOptions) error {
 
 	t := termFor(out, a.getenv)
 	v := newDemoView(out, t, o.jsonOut, o.sessions)
+	v.workspace, keep = ws.Root(), true
 	if !o.jsonOut {
 		v.write(fmt.Sprintf("agcore demo · %d sessions × %d turn%s · model %s at %s\n", o.sessions, o.turns, plural(o.turns), o.model, endpoint))
 		v.write(fmt.Sprintf("workspace %s: %s\n", ws.Root(), strings.Join(files, ", ")))
 		v.write(fmt.Sprintf("> %s\n\n", printable(o.prompt)))
 	}
-	if err := v.play(ctx, rt, o.prompt, o.turns); err != nil {
-		return err
+	err = v.play(ctx, rt, o.prompt, o.turns)
+	if !o.jsonOut {
+		kept, lerr := listWorkspace(ws.Root())
+		if lerr == nil {
+			v.write(fmt.Sprintf("workspace kept at %s: %s\n", ws.Root(), strings.Join(kept, ", ")))
+		}
 	}
-	if !o.jsonOut && o.workspace != "" {
-		v.write(fmt.Sprintf("workspace kept at %s\n", ws.Root()))
-	}
-	return v.err
+	return cmp.Or(err, v.err)
 }
 
-// openWorkspace opens dir as the demo's workspace, creating it when missing,
-// or a new temporary directory when dir is empty, and seeds it with the
-// sample project when it is empty. cleanup closes the workspace, removes a
-// temporary one and keeps a named one.
-func openWorkspace(dir string) (ws *toolsys.Workspace, files []string, cleanup func(), err error) {
-	cleanup = func() {}
+// openWorkspace opens dir as the workspace of the demo (or of serve
+// without a configuration file), creating it when missing, or a new
+// directory under tmp (the system's temporary directory when empty) when
+// dir is empty, and seeds it with the sample project when it is empty.
+// closeWS closes the workspace and, unless keep is true, removes a
+// directory it created under tmp; a named directory is always kept.
+func openWorkspace(dir, tmp string) (ws *toolsys.Workspace, files []string, closeWS func(keep bool), err error) {
+	remove := func() {}
 	if dir == "" {
-		if dir, err = os.MkdirTemp("", "agcore-demo-"); err != nil {
+		if dir, err = os.MkdirTemp(tmp, "agcore-demo-"); err != nil {
 			return nil, nil, nil, fmt.Errorf("workspace: %w", err)
 		}
-		tmp := dir
-		cleanup = func() { _ = os.RemoveAll(tmp) }
+		created := dir
+		remove = func() { _ = os.RemoveAll(created) }
 	} else if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, nil, nil, fmt.Errorf("workspace: %w", err)
 	}
@@ -197,10 +207,13 @@ func openWorkspace(dir string) (ws *toolsys.Workspace, files []string, cleanup f
 		ws, err = toolsys.NewWorkspace(dir)
 	}
 	if err != nil {
-		cleanup()
+		remove()
 		return nil, nil, nil, err
 	}
-	remove := cleanup
-	cleanup = func() { _ = ws.Close(); remove() }
-	return ws, files, cleanup, nil
+	return ws, files, func(keep bool) {
+		_ = ws.Close()
+		if !keep {
+			remove()
+		}
+	}, nil
 }

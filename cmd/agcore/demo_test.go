@@ -83,15 +83,39 @@ func TestDemo_JSON(t *testing.T) {
 	}
 }
 
-func TestDemo_TemporaryWorkspaceRemoved(t *testing.T) {
+// TestDemo_KeepsTheWorkspaceItNames runs the demo in a temporary
+// workspace: the workspace it names, and the SUMMARY.md its sessions say
+// they wrote there, are still there when it ends, and its last lines say
+// so. With --json the summary line names the workspace.
+func TestDemo_KeepsTheWorkspaceItNames(t *testing.T) {
 	code, stdout, stderr := runCLI(t.Context(), t, nil, "demo")
 	if code != exitOK {
 		t.Fatalf("exit code %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
 	line := stdout[strings.Index(stdout, "\nworkspace ")+len("\nworkspace "):]
 	dir := line[:strings.Index(line, ":")]
-	if _, err := os.Stat(dir); !os.IsNotExist(err) {
-		t.Errorf("temporary workspace %s still exists (stat: %v)", dir, err)
+	if b, err := os.ReadFile(filepath.Join(dir, "SUMMARY.md")); err != nil || !strings.HasPrefix(string(b), "# Summary") {
+		t.Errorf("SUMMARY.md in the workspace the demo names: %q, %v", b, err)
+	}
+	if want := "workspace kept at " + dir + ": README.md, SUMMARY.md, go.mod, main.go\n"; !strings.HasSuffix(stdout, want) {
+		t.Errorf("stdout does not end with %q:\n%s", want, stdout)
+	}
+
+	code, stdout, stderr = runCLI(t.Context(), t, nil, "demo", "--json", "--sessions", "1")
+	if code != exitOK {
+		t.Fatalf("--json: exit code %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	lines := strings.Split(strings.TrimSpace(stdout), "\n")
+	var summary struct {
+		Data struct {
+			Workspace string `json:"workspace"`
+		} `json:"data"`
+	}
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &summary); err != nil || summary.Data.Workspace == "" {
+		t.Fatalf("summary line %s: %v", lines[len(lines)-1], err)
+	}
+	if _, err := os.Stat(filepath.Join(summary.Data.Workspace, "SUMMARY.md")); err != nil {
+		t.Errorf("SUMMARY.md in the workspace of the summary line: %v", err)
 	}
 }
 
@@ -246,14 +270,14 @@ func TestMockLLM_Errors(t *testing.T) {
 		args []string
 		want string
 	}{
-		{"non-loopback address", []string{"--addr", "0.0.0.0:0"}, "non-loopback"},
-		{"missing script", []string{"--addr", "127.0.0.1:0", "--script", "does-not-exist.yaml"}, "does-not-exist.yaml"},
+		{"non-loopback address", []string{"--addr", "0.0.0.0:0"}, "--addr 0.0.0.0:0: mock-llm listens on a loopback address only"},
+		{"missing script", []string{"--addr", "127.0.0.1:0", "--script", "does-not-exist.yaml"}, "--script does-not-exist.yaml: "},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			code, _, stderr := runCLI(t.Context(), t, nil, append([]string{"mock-llm"}, tt.args...)...)
-			if code != exitError || !strings.Contains(stderr, tt.want) {
-				t.Errorf("exit %d, stderr %q; want %d and %q", code, stderr, exitError, tt.want)
+			if code != exitUsage || !strings.Contains(stderr, tt.want) {
+				t.Errorf("exit %d, stderr %q; want %d and %q", code, stderr, exitUsage, tt.want)
 			}
 		})
 	}

@@ -36,15 +36,18 @@ type demoSession struct {
 // session redrawn in place on a terminal, plain lines otherwise, or JSON
 // lines; then a summary table. It is used by one goroutine.
 type demoView struct {
-	w        io.Writer
-	term     term
-	jsonOut  bool
-	sessions []*demoSession
-	now      func() time.Time
-	started  time.Time
-	drawn    int
-	frame    int
-	err      error
+	w io.Writer
+	// workspace is the directory the sessions work in, named by the JSON
+	// summary line.
+	workspace string
+	term      term
+	jsonOut   bool
+	sessions  []*demoSession
+	now       func() time.Time
+	started   time.Time
+	drawn     int
+	frame     int
+	err       error
 }
 
 func newDemoView(w io.Writer, t term, jsonOut bool, n int) *demoView {
@@ -320,7 +323,7 @@ func (v *demoView) summary() {
 		b, err := json.Marshal(struct {
 			Type string `json:"type"`
 			Data any    `json:"data"`
-		}{"summary", map[string]any{"sessions": rows, "wall_ns": wall}})
+		}{"summary", map[string]any{"sessions": rows, "wall_ns": wall, "workspace": v.workspace}})
 		if err != nil {
 			v.err = err
 			return

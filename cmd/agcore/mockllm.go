@@ -1,7 +1,9 @@
 package main
 
 import (
+	"errors"
 	"fmt"
+	"net"
 
 	"github.com/spf13/cobra"
 
@@ -11,6 +13,24 @@ import (
 
 // defaultMockAddr is where `agcore mock-llm` listens by default.
 const defaultMockAddr = "127.0.0.1:8080"
+
+// mockLoopbackOnly says why mock-llm refuses other addresses.
+const mockLoopbackOnly = "mock-llm listens on a loopback address only, such as 127.0.0.1:8080 " +
+	"(it has no authentication, so no other host may reach it)"
+
+// checkMockAddr checks --addr: host:port with a loopback host (a
+// loopback IP address or localhost). A name other than localhost is left
+// to mockllm.Start, which resolves it.
+func checkMockAddr(addr string) error {
+	if err := checkListenAddr("--addr", addr); err != nil {
+		return err
+	}
+	host, _, _ := net.SplitHostPort(addr) // checked
+	if ip := net.ParseIP(host); host == "" || ip != nil && !ip.IsLoopback() {
+		return &usageError{fmt.Errorf("--addr %s: %s", addr, mockLoopbackOnly)}
+	}
+	return nil
+}
 
 // newMockLLMCmd returns `agcore mock-llm`.
 func newMockLLMCmd(a *app) *cobra.Command {
@@ -36,21 +56,27 @@ interrupted (Ctrl-C or SIGTERM), then lets requests in flight finish.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
+			if err := checkMockAddr(addr); err != nil {
+				return err
+			}
 			s := scripted.Demo()
 			if script != "" {
 				var err error
 				if s, err = scripted.LoadFile(script); err != nil {
-					return err
+					return &usageError{fmt.Errorf("--script %s: %w", script, err)}
 				}
 			}
 			log := component(a.log, "mock-llm")
 			model, err := scripted.New(s, scripted.Options{Logger: component(a.log, "scripted")})
 			if err != nil {
-				return fmt.Errorf("script %s: %w", script, err)
+				return &usageError{fmt.Errorf("--script %s: %w", script, err)}
 			}
 			srv, err := mockllm.Start(ctx, addr, mockllm.Config{Provider: model, Logger: log})
-			if err != nil {
-				return err
+			switch {
+			case errors.Is(err, mockllm.ErrNonLoopback):
+				return &usageError{fmt.Errorf("--addr %s: %s", addr, mockLoopbackOnly)}
+			case err != nil:
+				return listenError("--addr", addr, err)
 			}
 			out := cmd.OutOrStdout()
 			fmt.Fprintf(out, "mock LLM listening on %s\n", srv.URL())

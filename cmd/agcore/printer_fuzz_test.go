@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"io"
 	"strings"
 	"testing"
 	"time"
@@ -20,7 +21,7 @@ func FuzzPrinter(f *testing.F) {
 	f.Add("", "not json", "")
 	f.Fuzz(func(t *testing.T, text, args, output string) {
 		var buf bytes.Buffer
-		r := newRenderer(&buf, term{}, false)
+		r := newRenderer(&buf, io.Discard, term{}, false)
 		r.event(messages.TextDelta{Text: text})
 		r.event(messages.ToolStarted{CallID: "c1", Name: "t", Arguments: args})
 		r.event(messages.ToolFinished{CallID: "c1", Name: "t", IsError: true, Content: output, Duration: time.Millisecond})

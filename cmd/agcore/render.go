@@ -5,21 +5,33 @@ import (
 	"io"
 	"strings"
 	"time"
+	"unicode/utf8"
+
+	"golang.org/x/text/width"
 
 	"github.com/agcore/agcore/messages"
+	"github.com/agcore/agcore/providers"
 )
 
 // renderer writes the events of one session's turns for a person: the
 // assistant's text as it streams, a compact line per tool call (with a
 // spinner while it runs, on a terminal, redrawn in place), notes for
-// compactions and agent switches, and a status line when the turn ends.
-// With jsonOut it writes each event as a JSON line instead. It remembers the
-// first write error and then writes nothing more. It is not safe for
-// concurrent use.
+// compactions and agent switches, and a status line when the turn
+// completes or is cancelled. A turn that fails or stops at a limit gets no
+// status line: the command reports it once, on standard error (see
+// turnErr). With jsonOut it writes each event as a JSON line instead. It
+// remembers the first write error and then writes nothing more. It is not
+// safe for concurrent use.
 type renderer struct {
 	w       io.Writer
 	term    term
 	jsonOut bool
+	// errw receives the errors a turn reports besides the one that ends
+	// it.
+	errw io.Writer
+	// errs are the errors reported during the turn, shown when it ends
+	// unless they are the reason it ended.
+	errs []string
 	// now reads the clock (turn durations).
 	now func() time.Time
 
@@ -31,24 +43,33 @@ type renderer struct {
 	drawn int
 	frame int
 	err   error
+	// paused is true while a prompt is on screen: events are held, in
+	// order, until resume.
+	paused bool
+	held   []messages.Event
 }
 
 // toolLine is one tool call of the block.
 type toolLine struct {
 	id, name, args string
 	done, failed   bool
-	dur            time.Duration
-	content        string
+	// abandoned is true for a call whose block ended before it finished
+	// (a call cancelled while it waited for approval).
+	abandoned bool
+	dur       time.Duration
+	content   string
 }
 
-func newRenderer(w io.Writer, t term, jsonOut bool) *renderer {
-	return &renderer{w: w, term: t, jsonOut: jsonOut, now: time.Now}
+// newRenderer returns a renderer writing to w, and to errw the errors a
+// turn reports besides the one that ends it.
+func newRenderer(w, errw io.Writer, t term, jsonOut bool) *renderer {
+	return &renderer{w: w, errw: errw, term: t, jsonOut: jsonOut, now: time.Now}
 }
 
 // spinning reports whether a tool call is running on a terminal, so that
 // tick has something to animate.
 func (r *renderer) spinning() bool {
-	if !r.term.tty || r.jsonOut {
+	if !r.term.tty || r.jsonOut || r.paused {
 		return false
 	}
 	for _, t := range r.tools {
@@ -65,8 +86,43 @@ func (r *renderer) tick() {
 	r.redraw()
 }
 
-// event renders ev.
+// pause stops the live view so that a prompt can be written below it:
+// the streamed text's line is ended, the tool block is erased from the
+// terminal (resume draws it again, whole, below the prompt), and events
+// are held until resume.
+func (r *renderer) pause() {
+	if r.paused || r.jsonOut {
+		return
+	}
+	r.endText()
+	if r.term.tty && r.drawn > 0 {
+		r.write(fmt.Sprintf("\x1b[%dA%s\x1b[J", r.drawn, ansiClearLine))
+		r.drawn = 0
+	}
+	r.paused = true
+}
+
+// resume restarts the live view after pause: the tool block is drawn
+// again and the held events are rendered.
+func (r *renderer) resume() {
+	if !r.paused {
+		return
+	}
+	r.paused = false
+	r.redraw()
+	held := r.held
+	r.held = nil
+	for _, ev := range held {
+		r.event(ev)
+	}
+}
+
+// event renders ev, or holds it while the view is paused.
 func (r *renderer) event(ev messages.Event) {
+	if r.paused {
+		r.held = append(r.held, ev)
+		return
+	}
 	if r.jsonOut {
 		b, err := messages.MarshalEvent(ev)
 		if err != nil {
@@ -99,19 +155,32 @@ func (r *renderer) event(ev messages.Event) {
 			r.write(r.toolText(t) + "\n")
 		}
 	case messages.ErrorEvent:
-		r.note(r.term.red("error: " + oneLine(e.Message, 200)))
+		if e.Kind == providers.KindContextLength.String() {
+			r.note(r.term.dim("(the conversation is too long for the model: compacting it, then retrying)"))
+			break
+		}
+		r.errs = append(r.errs, e.Message)
 	case messages.ContextCompacted:
 		r.note(r.term.dim(fmt.Sprintf("(context compacted, %s: %d → %d tokens)", e.Kind, e.TokensBefore, e.TokensAfter)))
 	case messages.AgentChanged:
 		r.note(r.term.dim(fmt.Sprintf("(agent %s → %s)", printable(e.From), printable(e.To))))
 	case messages.ApprovalPending:
-		r.note(r.term.dim(fmt.Sprintf("(%s waits for approval: %s)", printable(e.Tool), oneLine(e.Reason, 100))))
+		// The command's approver asks on the terminal or refuses (see
+		// approvalPrompt): the event has nothing to add.
 	case messages.SubAgentStarted:
 		r.note(r.term.dim(fmt.Sprintf("(sub-agent %s started)", printable(e.Child))))
 	case messages.TurnEnded:
 		r.endBlock()
 		r.endText()
-		r.note(r.turnSummary(e))
+		for _, msg := range r.errs {
+			if msg != e.Reason && r.errw != nil {
+				fmt.Fprintln(r.errw, "error: "+oneLine(withoutPackages(msg), 200))
+			}
+		}
+		r.errs = nil
+		if summary := r.turnSummary(e); summary != "" {
+			r.note(summary)
+		}
 	}
 }
 
@@ -135,6 +204,8 @@ func (r *renderer) toolText(t *toolLine) string {
 		head += " " + r.term.dim(t.args)
 	}
 	switch {
+	case t.abandoned:
+		return r.term.dim("…") + " " + head + " " + r.term.dim("(did not finish)")
 	case !t.done:
 		return r.term.cyan(spinnerFrames[r.frame%len(spinnerFrames)]) + " " + head
 	case t.failed:
@@ -153,22 +224,32 @@ func (r *renderer) redraw() {
 	if r.drawn > 0 {
 		fmt.Fprintf(&b, "\x1b[%dA", r.drawn)
 	}
+	cols := 0
+	if r.term.cols != nil {
+		cols = r.term.cols()
+	}
 	for _, t := range r.tools {
-		b.WriteString(ansiClearLine + r.toolText(t) + "\n")
+		b.WriteString(ansiClearLine + clipLine(r.toolText(t), cols-1) + "\n")
 	}
 	r.drawn = len(r.tools)
 	r.write(b.String())
 }
 
-// endBlock closes the tool block: the next tools start a new one. Off a
-// terminal, calls that never finished get a line of their own.
+// endBlock closes the tool block: the next tools start a new one. Calls
+// that never finished are shown as such: off a terminal on a line of their
+// own, on a terminal in place of their spinner.
 func (r *renderer) endBlock() {
-	if !r.term.tty {
-		for _, t := range r.tools {
-			if !t.done {
+	unfinished := false
+	for _, t := range r.tools {
+		if !t.done {
+			unfinished, t.abandoned = true, true
+			if !r.term.tty {
 				r.write(fmt.Sprintf("%s %s %s\n", r.term.dim("…"), t.name, r.term.dim("(did not finish)")))
 			}
 		}
+	}
+	if unfinished {
+		r.redraw()
 	}
 	r.tools, r.drawn = nil, 0
 }
@@ -187,8 +268,12 @@ func (r *renderer) note(s string) {
 	r.write(s + "\n")
 }
 
-// turnSummary is the status line of an ended turn.
+// turnSummary is the status line of an ended turn: empty for a turn that
+// failed or stopped at a limit, which the command reports.
 func (r *renderer) turnSummary(e messages.TurnEnded) string {
+	if e.Outcome != messages.OutcomeCompleted && e.Outcome != messages.OutcomeCancelled {
+		return ""
+	}
 	parts := []string{fmt.Sprintf("%d round trip%s", e.RoundTrips, plural(e.RoundTrips))}
 	if e.Usage.TotalTokens > 0 {
 		parts = append(parts, fmt.Sprintf("%d tokens", e.Usage.TotalTokens))
@@ -200,14 +285,78 @@ func (r *renderer) turnSummary(e messages.TurnEnded) string {
 		parts = append(parts, formatDuration(r.now().Sub(r.started)))
 	}
 	details := strings.Join(parts, " · ")
-	switch e.Outcome {
-	case messages.OutcomeCompleted:
-		return r.term.dim("— " + details)
-	case messages.OutcomeCancelled:
+	if e.Outcome == messages.OutcomeCancelled {
 		return r.term.red(markFail+" cancelled") + r.term.dim(" · "+details)
-	default:
-		return r.term.red(fmt.Sprintf("%s %s: %s", markFail, e.Outcome, oneLine(e.Reason, 200))) + r.term.dim(" · "+details)
 	}
+	return r.term.dim("— " + details)
+}
+
+// clipLine shortens s to n columns, marking a cut with "…", so that a
+// line redrawn in place never wraps (a wrapped line would throw off the
+// count of lines to move up). The ANSI styles this package writes take no
+// columns and are kept; a wide character takes two. n < 1 leaves s as it
+// is.
+func clipLine(s string, n int) string {
+	if n < 1 || columns(s) <= n {
+		return s
+	}
+	var b strings.Builder
+	cols, styled := 0, false
+	for i := 0; i < len(s); {
+		if esc := ansiSequence(s[i:]); esc != "" {
+			b.WriteString(esc)
+			styled = true
+			i += len(esc)
+			continue
+		}
+		c, size := utf8.DecodeRuneInString(s[i:])
+		if cols+runeColumns(c) > n-1 {
+			break
+		}
+		b.WriteRune(c)
+		cols += runeColumns(c)
+		i += size
+	}
+	b.WriteString("…")
+	if styled {
+		b.WriteString(ansiReset)
+	}
+	return b.String()
+}
+
+// columns is the width of s on a terminal, its ANSI styles left out.
+func columns(s string) int {
+	n := 0
+	for i := 0; i < len(s); {
+		if esc := ansiSequence(s[i:]); esc != "" {
+			i += len(esc)
+			continue
+		}
+		c, size := utf8.DecodeRuneInString(s[i:])
+		n += runeColumns(c)
+		i += size
+	}
+	return n
+}
+
+// ansiSequence returns the style sequence (ESC [ ... m) s starts with, or
+// "".
+func ansiSequence(s string) string {
+	if !strings.HasPrefix(s, "\x1b[") {
+		return ""
+	}
+	if j := strings.IndexByte(s, 'm'); j > 0 {
+		return s[:j+1]
+	}
+	return ""
+}
+
+// runeColumns is the width of c on a terminal: two for a wide character.
+func runeColumns(c rune) int {
+	if k := width.LookupRune(c).Kind(); k == width.EastAsianWide || k == width.EastAsianFullwidth {
+		return 2
+	}
+	return 1
 }
 
 func (r *renderer) write(s string) {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 
 	"github.com/rs/zerolog"
@@ -43,6 +44,10 @@ type app struct {
 	// rawStderr is stderr before masking, for the logger, which masks each
 	// event as JSON before it is formatted.
 	rawStderr io.Writer
+	// terminal reports whether a standard stream (stdin, stdout) is a
+	// terminal, which decides whether run and chat ask for approvals. Nil
+	// means asking the operating system.
+	terminal func(stream any) bool
 }
 
 // usageError marks an error in the command line (unknown command, bad flag,
@@ -57,11 +62,29 @@ func (e *usageError) Unwrap() error { return e.err }
 // output goes to stdout, logs and errors to stderr; getenv reads the
 // environment. Cancelling ctx (SIGINT, SIGTERM) stops long-running commands.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) int {
+	return runIO(ctx, args, os.Stdin, stdout, stderr, getenv)
+}
+
+// runIO is run with stdin as the commands' standard input.
+func runIO(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) int {
+	return newApp(stdout, stderr, getenv).execute(ctx, args, stdin)
+}
+
+// newApp returns the app of a command line writing to stdout and stderr,
+// both masked by a new redactor.
+func newApp(stdout, stderr io.Writer, getenv func(string) string) *app {
 	r := redact.New()
-	stdout, rawStderr, stderr := masked(stdout, r), stderr, masked(stderr, r)
-	a := &app{stdout: stdout, stderr: stderr, rawStderr: rawStderr, getenv: getenv, log: zerolog.Nop(), redactor: r}
+	return &app{stdout: masked(stdout, r), stderr: masked(stderr, r), rawStderr: stderr, getenv: getenv,
+		log: zerolog.Nop(), redactor: r}
+}
+
+// execute runs the command line args with stdin as the commands' standard
+// input, and returns the exit code.
+func (a *app) execute(ctx context.Context, args []string, stdin io.Reader) int {
+	stdout, stderr := a.stdout, a.stderr
 	root := newRootCmd(a)
 	root.SetArgs(args)
+	root.SetIn(stdin)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	err := root.ExecuteContext(ctx)
@@ -72,14 +95,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 		fmt.Fprintln(stderr, "agcore: interrupted")
 		return exitInterrupted
 	}
-	fmt.Fprintf(stderr, "agcore: %v\n", err)
-	if _, ok := errors.AsType[*usageError](err); ok {
-		if !errors.Is(err, config.ErrInvalid) {
-			fmt.Fprintln(stderr, "Run 'agcore --help' for usage.")
-		}
-		return exitUsage
+	fmt.Fprintf(stderr, "agcore: %s\n", userMessage(err))
+	code := exitCode(err)
+	if _, ok := errors.AsType[*usageError](err); ok && !errors.Is(err, config.ErrInvalid) {
+		fmt.Fprintln(stderr, "Run 'agcore --help' for usage.")
 	}
-	return exitError
+	return code
 }
 
 // newRootCmd returns the agcore command with its subcommands.
@@ -138,6 +159,7 @@ Exit codes: 0 success, 1 failure, 2 usage or configuration error,
 		newRunCmd(a),
 		newChatCmd(a),
 		newSessionsCmd(a),
+		newKnowledgeCmd(a),
 		newToolsCmd(a),
 		newMockLLMCmd(a),
 		newBenchCmd(a),

@@ -12,8 +12,20 @@ import (
 func runCLI(ctx context.Context, t *testing.T, env map[string]string, args ...string) (int, string, string) {
 	t.Helper()
 	var stdout, stderr bytes.Buffer
-	code := run(ctx, args, &stdout, &stderr, func(k string) string { return env[k] })
+	code := run(ctx, args, &stdout, &stderr, testEnv(t, env))
 	return code, stdout.String(), stderr.String()
+}
+
+// testEnv returns the environment env, with TMPDIR a directory of the test
+// unless env sets it, so that what a command keeps there goes with the test.
+func testEnv(t *testing.T, env map[string]string) func(string) string {
+	tmp := t.TempDir()
+	return func(k string) string {
+		if v, ok := env[k]; ok || k != "TMPDIR" {
+			return v
+		}
+		return tmp
+	}
 }
 
 func TestRun_HelpAndErrors(t *testing.T) {

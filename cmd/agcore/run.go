@@ -12,6 +12,7 @@ import (
 // runOptions are the flags of `agcore run`.
 type runOptions struct {
 	modelFlags
+	perms          permissionFlags
 	session, agent string
 	jsonOut        bool
 }
@@ -29,13 +30,38 @@ The session is journaled in the data directory (--data-dir), so it can be
 listed, replayed, exported or continued later with --session. The model,
 agents, tools and permissions come from the configuration file (--config).
 
+The reply goes to standard output. A turn that fails or stops at a limit
+is reported once, on standard error ("agcore: turn 1 failed: ..."); turns
+are numbered from 1.
+
+Approvals. A tool call that the permission mode does not run by itself
+(bash, in the default mode accept-edits) is asked about on the terminal:
+the prompt shows the tool, its subject (the command line, the path) and
+other arguments, and why it asks, and takes y (allow once), a (allow this
+tool on this same subject until agcore exits; the same exact call when
+allow rules cannot vouch for the subject alone) or n (deny; "n REASON"
+tells the model why), then Enter. The live view pauses while it asks, and
+parallel calls are asked one after the other. The wait is bounded by the
+call's deadline (limits.tool_timeout), which the prompt shows. Without a
+terminal (standard input or output redirected) such a call is refused: the
+model reads the refusal as the tool's result, and standard error says once
+per tool which --allow rule, --permission-mode or permissions.allow rule
+would let it run.
+
+--allow RULE and --deny RULE (repeatable) add rules to permissions.allow
+and permissions.deny, in the same syntax: "bash(go test **)",
+"write_file(docs/**)", "mcp__fs__*". Deny rules refuse in every mode.
+
 Exit codes: 0 when the turn completed, 1 when it failed or hit a limit,
-2 for a usage or configuration error, 130 when interrupted (Ctrl-C cancels
-the turn, and the cancellation is journaled).`,
+2 for a usage or configuration error (a bad flag, an unknown model, a
+session id that is not valid), 130 when interrupted (Ctrl-C cancels the
+turn, and the cancellation is journaled).`,
 		Example: `  agcore run "What does main.go do?"
   agcore run --model mock/scripted "Summarise this project"
   agcore run --session 20250102-150405-1a2b3c "And the tests?"
   agcore run --json "List the files" | jq -c 'select(.type=="tool_finished")'
+  agcore run --allow 'bash(go test **)' "Run the tests and fix what fails"
+  agcore run --permission-mode read-only --deny 'web_fetch' "Review main.go"
   OPENAI_BASE_URL=http://127.0.0.1:11434/v1 agcore run --model llama3.2 "Hello"`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) != 1 || strings.TrimSpace(args[0]) == "" {
@@ -46,6 +72,7 @@ the turn, and the cancellation is journaled).`,
 		RunE: func(cmd *cobra.Command, args []string) error { return runTurn(cmd, a, o, args[0]) },
 	}
 	addModelFlags(cmd, &o.modelFlags)
+	addPermissionFlags(cmd, &o.perms, true)
 	f := cmd.Flags()
 	f.StringVar(&o.session, "session", "", "session to continue (default: a new session)")
 	f.StringVar(&o.agent, "agent", "", "agent profile to use for this turn (default: the session's)")
@@ -64,11 +91,12 @@ func addModelFlags(cmd *cobra.Command, f *modelFlags) {
 
 func runTurn(cmd *cobra.Command, a *app, o runOptions, prompt string) error {
 	ctx := cmd.Context()
-	cfg, err := a.loadConfig(o.overrides())
+	cfg, err := a.loadConfig(o.perms.add(o.overrides()))
 	if err != nil {
 		return err
 	}
-	sess, id, stop, err := a.openSession(ctx, cfg, o.session)
+	ap := a.newApprover(cmd)
+	sess, id, stop, err := a.openSession(ctx, cfg, o.session, ap)
 	if err != nil {
 		return err
 	}
@@ -82,8 +110,16 @@ func runTurn(cmd *cobra.Command, a *app, o runOptions, prompt string) error {
 	if !o.jsonOut {
 		fmt.Fprintln(cmd.ErrOrStderr(), t.dim("session "+id))
 	}
-	r := newRenderer(out, t, o.jsonOut)
-	end, err := playTurn(ctx, sess, messages.UserText(prompt), r, nil, nil)
+	r := newRenderer(out, cmd.ErrOrStderr(), t, o.jsonOut)
+	// The questions go where the view is, except that JSON lines stay
+	// alone on standard output.
+	asker := newApprovalPrompt(ap, out, t, r)
+	if o.jsonOut {
+		errw := cmd.ErrOrStderr()
+		asker = newApprovalPrompt(ap, errw, termFor(errw, a.getenv), nil)
+	}
+	in := turnInput{lines: newLineReader(ctx, cmd.InOrStdin()), prompt: asker}
+	end, err := playTurn(ctx, sess, messages.UserText(prompt), r, in)
 	if err == nil {
 		err = turnErr(end)
 	}

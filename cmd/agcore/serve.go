@@ -7,19 +7,15 @@ import (
 	"fmt"
 	"net"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
-	"github.com/rs/zerolog"
 	"github.com/spf13/cobra"
 
 	"github.com/agcore/agcore/actors"
 	"github.com/agcore/agcore/internal/config"
 	"github.com/agcore/agcore/internal/httpapi"
-	"github.com/agcore/agcore/memory"
 	"github.com/agcore/agcore/providers/mockllm"
-	"github.com/agcore/agcore/providers/openai"
 	"github.com/agcore/agcore/providers/scripted"
 	"github.com/agcore/agcore/redact"
 	"github.com/agcore/agcore/toolsys"
@@ -31,14 +27,15 @@ const (
 	defaultShutdownAfter = 30 * time.Second
 )
 
-// serveOptions are the serve command's flags, with the environment and
-// the configuration file filled in.
+// serveOptions are the serve command's flags.
 type serveOptions struct {
 	addr, token, dataDir   string
 	baseURL, apiKey, model string
 	workspace, permissions string
-	maxBody                int64
-	shutdownTimeout        time.Duration
+	// perms holds the --allow and --deny rules.
+	perms           permissionFlags
+	maxBody         int64
+	shutdownTimeout time.Duration
 	// insecureNoAuth serves an address other hosts can reach without a
 	// token.
 	insecureNoAuth bool
@@ -59,15 +56,26 @@ their events streamed as Server-Sent Events (or awaited as JSON), cancel a
 turn, answer tool-call approvals, read history and usage, and scrape
 Prometheus metrics at /metrics. /healthz and /readyz answer health probes.
 
-Sessions are journaled in --data-dir and survive restarts. By default the
-model is the embedded mock LLM (offline, no API key); with --base-url (or
-OPENAI_BASE_URL) it is that OpenAI-compatible endpoint, with --api-key (or
-OPENAI_API_KEY) and --model (or OPENAI_MODEL).
+The runtime is the one agcore run builds, from the same configuration file
+(--config): providers and default model, agents, limits, retries,
+permissions, the sandbox of bash, the file tools, MCP servers, data_dir and
+workspace. --model, --base-url, --api-key, --workspace, --data-dir and
+--permission-mode override the file as they do for run, --allow and --deny
+add rules to permissions.allow and permissions.deny, and so do
+OPENAI_BASE_URL, OPENAI_MODEL, OPENAI_API_KEY and AGCORE_DATA_DIR. Sessions
+are journaled in the data directory and survive restarts.
 
-The file tools work in --workspace. In the default "ask" permission mode a
-tool that writes waits for an answer: it shows up as an approval_pending
+Without a configuration file, the model is the embedded mock LLM (offline,
+no API key) unless --base-url (or OPENAI_BASE_URL) names an
+OpenAI-compatible endpoint, and the workspace is a temporary directory
+seeded with a sample project (removed at exit) unless --workspace names one.
+
+Approvals. A tool call that the permission mode does not let run by itself
+waits for an answer through the API: it shows up as an approval_pending
 event and in GET /v1/sessions/{id}/approvals, and
-POST /v1/sessions/{id}/approvals/{call_id} {"allow": true} lets it run.
+POST /v1/sessions/{id}/approvals/{call_id} {"allow": true} lets it run. The
+mode is --permission-mode, else permissions.mode of the configuration
+file, else ask (tools that only read run; the others wait).
 
 With --token (or AGCORE_TOKEN) every request except the health probes must
 carry "Authorization: Bearer <token>". On SIGINT or SIGTERM the server stops
@@ -94,8 +102,13 @@ arrive within --body-timeout (408), headers within --read-header-timeout;
 an idle connection is closed after --idle-timeout, and at most
 --max-connections connections (event streams included) are open at once.
 The serve section of the configuration file sets the same (see
-docs/agcore.example.yaml); flags override it.`,
+docs/agcore.example.yaml); flags override it.
+
+Every route, its parameters, bodies, errors and stream events are described
+by the OpenAPI 3.1 document the server serves at GET /v1/openapi.json (with
+the token, when one is set); docs/http-api.md is the guide, with examples.`,
 		Example: `  agcore serve
+  agcore --config ./agcore.yaml serve --addr 127.0.0.1:9000
   agcore serve --addr 127.0.0.1:9000 --token "$(openssl rand -hex 16)" --data-dir ./data
   AGCORE_TOKEN="$(openssl rand -hex 16)" agcore serve --addr 0.0.0.0:8080 \
       --allowed-host agents.internal --cors-origin https://console.example.com
@@ -105,11 +118,8 @@ docs/agcore.example.yaml); flags override it.`,
   curl -s -X POST localhost:8080/v1/sessions/s1/approvals/CALL_ID -H 'Content-Type: application/json' -d '{"allow":true}'`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			o.baseURL = cmp.Or(o.baseURL, a.getenv("OPENAI_BASE_URL"))
-			o.apiKey = cmp.Or(o.apiKey, a.getenv("OPENAI_API_KEY"))
-			o.model = cmp.Or(o.model, a.getenv("OPENAI_MODEL"))
 			o.token = cmp.Or(o.token, a.getenv("AGCORE_TOKEN"))
-			if err := o.resolveHTTP(cmd, a); err != nil {
+			if err := checkListenAddr("--addr", o.addr); err != nil {
 				return err
 			}
 			warning, err := checkExposure(o.addr, o.token, o.insecureNoAuth)
@@ -120,13 +130,6 @@ docs/agcore.example.yaml); flags override it.`,
 				log := component(a.log, "serve")
 				log.Warn().Str("addr", o.addr).Msg(warning)
 			}
-			if o.dataDir == "" {
-				dir, err := serveDataDir(a.getenv)
-				if err != nil {
-					return err
-				}
-				o.dataDir = dir
-			}
 			if o.maxBody < 0 {
 				return &usageError{fmt.Errorf("--max-body must not be negative, got %d", o.maxBody)}
 			}
@@ -136,12 +139,13 @@ docs/agcore.example.yaml); flags override it.`,
 	f := cmd.Flags()
 	f.StringVar(&o.addr, "addr", defaultServeAddr, "address to listen on (port 0 picks a free port)")
 	f.StringVar(&o.token, "token", "", "bearer token required of every request but the health probes (env AGCORE_TOKEN, preferred)")
-	f.StringVar(&o.dataDir, "data-dir", "", "directory of the session journal (default $XDG_DATA_HOME/agcore, or ~/.local/share/agcore)")
-	f.StringVar(&o.baseURL, "base-url", "", "OpenAI-compatible API root to talk to instead of the mock LLM (env OPENAI_BASE_URL)")
-	f.StringVar(&o.apiKey, "api-key", "", "API key for --base-url (env OPENAI_API_KEY, preferred: a flag shows in the process list)")
-	f.StringVar(&o.model, "model", "", "model to ask (env OPENAI_MODEL; default "+defaultRealModel+", or the mock's model)")
-	f.StringVar(&o.workspace, "workspace", "", "directory the file tools work in (seeded with a sample project when empty); default a temporary one")
-	f.StringVar(&o.permissions, "permission-mode", "ask", "tool permission mode: ask, accept-edits, read-only or bypass")
+	f.StringVar(&o.dataDir, "data-dir", "", "directory of the session journal (env AGCORE_DATA_DIR; default: the configuration's data_dir, else $XDG_DATA_HOME/agcore)")
+	f.StringVar(&o.baseURL, "base-url", "", "API root of the openai provider; without a configuration file, the endpoint to talk to instead of the mock LLM (env OPENAI_BASE_URL)")
+	f.StringVar(&o.apiKey, "api-key", "", "API key of the openai provider (env OPENAI_API_KEY, preferred: a flag shows in the process list)")
+	f.StringVar(&o.model, "model", "", `model to use, "provider/model" or a model of the openai provider (env OPENAI_MODEL; default: the configuration's, or the mock's model)`)
+	f.StringVar(&o.workspace, "workspace", "", "directory the file tools work in, created when missing (default: the configuration's; without a configuration file, a temporary one seeded with a sample project)")
+	f.StringVar(&o.permissions, "permission-mode", "", "tool permission mode: ask, accept-edits, read-only or bypass (default: the configuration's permissions.mode, else ask)")
+	addPermissionFlags(cmd, &o.perms, false)
 	f.Int64Var(&o.maxBody, "max-body", httpapi.DefaultMaxBodyBytes, "largest request body, in bytes")
 	f.DurationVar(&o.shutdownTimeout, "shutdown-timeout", defaultShutdownAfter, "how long running turns may finish at shutdown before they are cancelled")
 	f.BoolVar(&o.insecureNoAuth, "insecure-no-auth", false, "serve an address other hosts can reach without --token (anyone who can connect can run tools)")
@@ -156,15 +160,7 @@ docs/agcore.example.yaml); flags override it.`,
 
 // resolveHTTP fills in the HTTP settings: the serve section of the
 // configuration file, replaced by each flag given, then checks them.
-func (o *serveOptions) resolveHTTP(cmd *cobra.Command, a *app) error {
-	var file config.Serve
-	if path := config.Path(a.configPath, a.getenv); path != "" {
-		cfg, err := config.Load(path)
-		if err != nil {
-			return &usageError{err}
-		}
-		file = cfg.Serve
-	}
+func (o *serveOptions) resolveHTTP(cmd *cobra.Command, file config.Serve) error {
 	f := cmd.Flags()
 	if !f.Changed("cors-origin") {
 		o.corsOrigins = file.CORSOrigins
@@ -230,20 +226,95 @@ func checkExposure(addr, token string, insecure bool) (warning string, err error
 		"anyone who connects can run tools; set --token to require one", nil
 }
 
-// serveDataDir is the default data directory: $XDG_DATA_HOME/agcore, or
-// ~/.local/share/agcore.
-func serveDataDir(getenv func(string) string) (string, error) {
-	if dir := getenv("XDG_DATA_HOME"); dir != "" {
-		return filepath.Join(dir, "agcore"), nil
+// serveRuntime is the configuration serve runs: the configuration file,
+// the environment and the flags, as for agcore run, and without a file
+// today's defaults: the embedded mock LLM when no endpoint is named, and
+// a temporary workspace seeded with a sample project.
+type serveRuntime struct {
+	cfg *config.Config
+	// fromFile is true when a configuration file was read.
+	fromFile bool
+	// mock is true when the openai provider is the embedded mock LLM.
+	mock bool
+}
+
+// serveConfig resolves the configuration of serve, checking everything
+// before anything is created.
+func (a *app) serveConfig(cmd *cobra.Command, o serveOptions) (serveRuntime, error) {
+	over := config.Overrides{DataDir: o.dataDir, Workspace: o.workspace, Model: o.model, BaseURL: o.baseURL, APIKey: o.apiKey,
+		Allow: o.perms.allow, Deny: o.perms.deny}
+	if cmd.Flags().Changed("permission-mode") {
+		over.PermissionMode = o.permissions
 	}
-	home := getenv("HOME")
-	if home == "" {
-		var err error
-		if home, err = os.UserHomeDir(); err != nil {
-			return "", fmt.Errorf("data directory: %w; set --data-dir", err)
+	sr := serveRuntime{fromFile: config.Path(a.configPath, a.getenv) != ""}
+	sr.mock = !sr.fromFile && cmp.Or(o.baseURL, a.getenv(config.EnvOpenAIBaseURL)) == ""
+	if sr.mock {
+		over.APIKey = "" // never sent to the mock
+		if cmp.Or(o.model, a.getenv(config.EnvOpenAIModel)) == "" {
+			over.Model = config.OpenAIProvider + "/" + mockllm.DefaultModel
 		}
 	}
-	return filepath.Join(home, ".local", "share", "agcore"), nil
+	cfg, err := a.loadConfig(over)
+	if err != nil {
+		return sr, err
+	}
+	if cfg.Permissions.Mode == "" {
+		cfg.Permissions.Mode = toolsys.ModeAsk.String() // approvals are answered through the API
+	}
+	if !sr.fromFile && cfg.BasePrompt == "" {
+		cfg.BasePrompt = demoSystemPrompt
+	}
+	sr.cfg = cfg
+	return sr, nil
+}
+
+// useMock points the openai provider of cfg at the embedded mock LLM at
+// url, without an API key.
+func useMock(cfg *config.Config, url string) {
+	for i := range cfg.Providers {
+		if p := &cfg.Providers[i]; p.Name == config.OpenAIProvider {
+			p.BaseURL, p.APIKey, p.APIKeyEnv = url, "", ""
+		}
+	}
+}
+
+// endpointOf says where the default model of cfg is served (" at URL"),
+// or that it runs in process; mockURL is the embedded mock LLM's, if it
+// runs.
+func endpointOf(cfg *config.Config, mockURL string, r *redact.Redactor) string {
+	name, _, _ := strings.Cut(cfg.DefaultModel, "/")
+	for _, p := range cfg.Providers {
+		switch {
+		case p.Name != name:
+		case p.Type == config.TypeScripted:
+			return " (scripted, in process)"
+		case p.BaseURL == "":
+			return " at https://api.openai.com/v1"
+		case mockURL != "" && p.BaseURL == mockURL:
+			return " at " + mockURL + " (embedded mock LLM)"
+		default:
+			return " at " + r.String(p.BaseURL)
+		}
+	}
+	return ""
+}
+
+// serveWorkspace prepares the workspace of serve without a configuration
+// file, as it always did: dir, or a new temporary directory under tmp,
+// seeded with the sample project when empty. remove deletes a temporary
+// one.
+func serveWorkspace(dir, tmp string) (root string, remove func(), err error) {
+	ws, _, closeWS, err := openWorkspace(dir, tmp)
+	if err != nil {
+		return "", nil, err
+	}
+	root = ws.Root()
+	closeWS(true) // config.Build opens it again
+	remove = func() {}
+	if dir == "" {
+		remove = func() { _ = os.RemoveAll(root) }
+	}
+	return root, remove, nil
 }
 
 // runServe serves the API until cmd's context ends, then shuts down
@@ -251,15 +322,21 @@ func serveDataDir(getenv func(string) string) (string, error) {
 func runServe(cmd *cobra.Command, a *app, o serveOptions) (err error) {
 	ctx, out, base := cmd.Context(), cmd.OutOrStdout(), a.log
 	log := component(base, "serve")
-	mode, err := toolsys.ParseMode(o.permissions)
+	sr, err := a.serveConfig(cmd, o)
 	if err != nil {
-		return &usageError{fmt.Errorf("--permission-mode: %w", err)}
+		return err
 	}
-
-	a.redactor.Add(o.apiKey, "")
+	cfg := sr.cfg
+	if err := o.resolveHTTP(cmd, cfg.Serve); err != nil {
+		return err
+	}
 	a.redactor.Add(o.token, "")
-	endpoint := a.redactor.String(o.baseURL)
-	if o.baseURL == "" {
+
+	mockURL := ""
+	if sr.mock {
+		// The keys are not sent to the mock, but they stay masked.
+		a.redactor.Add(o.apiKey, "")
+		a.redactor.Add(a.getenv(config.EnvOpenAIAPIKey), "")
 		model, err := scripted.New(scripted.Demo(), scripted.Options{Logger: component(base, "scripted")})
 		if err != nil {
 			return err
@@ -269,53 +346,50 @@ func runServe(cmd *cobra.Command, a *app, o serveOptions) (err error) {
 			return err
 		}
 		defer mock.Close()
-		o.baseURL, o.apiKey = mock.URL(), ""
-		o.model = cmp.Or(o.model, mockllm.DefaultModel)
-		endpoint = mock.URL() + " (embedded mock LLM)"
+		mockURL = mock.URL()
+		useMock(cfg, mockURL)
 	}
-	o.model = cmp.Or(o.model, defaultRealModel)
-	provider, err := openai.New(openai.Options{BaseURL: o.baseURL, APIKey: o.apiKey, Model: o.model, Logger: component(base, "openai"), Redactor: a.redactor})
-	if err != nil {
-		return err
+	wsNote := ""
+	if sr.fromFile && cfg.Workspace != "" {
+		if err := os.MkdirAll(cfg.Workspace, 0o755); err != nil {
+			return fmt.Errorf("workspace: %w", err)
+		}
+	}
+	if !sr.fromFile {
+		root, remove, err := serveWorkspace(cfg.Workspace, a.getenv("TMPDIR"))
+		if err != nil {
+			return err
+		}
+		defer remove()
+		if cfg.Workspace == "" {
+			wsNote = " (temporary, removed at exit)"
+		}
+		cfg.Workspace = root
 	}
 
-	ws, _, cleanup, err := openWorkspace(o.workspace)
+	built, err := config.Build(ctx, cfg, config.BuildOptions{Getenv: a.getenv, Logger: component(base, "runtime"), Redactor: a.redactor})
 	if err != nil {
 		return err
 	}
-	defer cleanup()
+	defer func() { err = errors.Join(err, built.Close()) }()
 	metrics := &httpapi.Metrics{}
-	tools, err := serveTools(base, mode, a.redactor)
+	rc := built.Runtime
+	rc.Approver = actors.ManualApprover()
+	metrics.RegisterHooks(&rc.Hooks)
+	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
+		return fmt.Errorf("data directory %s: %w", cfg.DataDir, err)
+	}
+	rt, err := actors.New(rc)
 	if err != nil {
 		return err
 	}
-
-	if err := os.MkdirAll(o.dataDir, 0o700); err != nil {
-		return fmt.Errorf("data directory: %w", err)
-	}
-	store, err := memory.Open(memory.Options{Dir: o.dataDir, Logger: component(base, "store")})
-	if err != nil {
-		return fmt.Errorf("data directory %s: %w", o.dataDir, err)
-	}
-	defer func() { err = errors.Join(err, store.Close()) }()
-
-	var hooks actors.Hooks
-	metrics.RegisterHooks(&hooks)
-	rt, err := actors.New(actors.Config{
-		Store: store, Provider: provider, Model: o.model,
-		Tools: tools, Workspace: ws, Hooks: hooks, BasePrompt: demoSystemPrompt, Approver: actors.ManualApprover(),
-		Logger: component(base, "runtime"), Redactor: a.redactor,
-	})
-	if err != nil {
-		return err
-	}
-	stopControl, err := serveControl(o.dataDir, rt, component(base, "control"))
+	stopControl, err := serveControl(cfg.DataDir, rt, component(base, "control"))
 	if err != nil {
 		log.Warn().Err(err).Msg("no control socket: agcore backup cannot reach this server's store")
 	}
 	defer stopControl()
 	srv, err := httpapi.New(httpapi.Config{
-		Runtime: rt, Tools: tools, Metrics: metrics,
+		Runtime: rt, Tools: built.Tools, Metrics: metrics,
 		Token: o.token, MaxBodyBytes: o.maxBody, Logger: base,
 		CORSOrigins: o.corsOrigins, AllowedHosts: o.allowedHosts,
 		ReadHeaderTimeout: o.readHeaderTimeout, BodyTimeout: o.bodyTimeout, IdleTimeout: o.idleTimeout,
@@ -328,13 +402,14 @@ func runServe(cmd *cobra.Command, a *app, o serveOptions) (err error) {
 	ln, err := net.Listen("tcp", o.addr)
 	if err != nil {
 		_ = srv.Shutdown(context.WithoutCancel(ctx))
-		return fmt.Errorf("listen: %w", err)
+		return listenError("--addr", o.addr, err)
 	}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
 
 	fmt.Fprintf(out, "agcore API listening on http://%s\n", ln.Addr())
-	fmt.Fprintf(out, "model %s at %s · data %s · workspace %s · permissions %s\n", o.model, endpoint, o.dataDir, ws.Root(), mode)
+	fmt.Fprintf(out, "model %s%s · data %s · workspace %s%s · permissions %s\n",
+		cfg.DefaultModel, endpointOf(cfg, mockURL, a.redactor), cfg.DataDir, rc.Workspace.Root(), wsNote, cfg.Permissions.Mode)
 	if o.token != "" {
 		fmt.Fprintln(out, "bearer token required")
 	}
@@ -360,24 +435,4 @@ func runServe(cmd *cobra.Command, a *app, o serveOptions) (err error) {
 	}
 	fmt.Fprintln(out, "agcore API stopped")
 	return nil
-}
-
-// serveTools returns the file tools behind a permission pipeline in mode
-// (calls that need approval wait for the API's answer, through the runtime).
-func serveTools(log zerolog.Logger, mode toolsys.Mode, r *redact.Redactor) (*toolsys.Registry, error) {
-	files, err := fileTools(log, nil) // only the tools; perms below guard them
-	if err != nil {
-		return nil, err
-	}
-	perms, err := toolsys.NewPermissions(toolsys.PermissionConfig{Mode: mode})
-	if err != nil {
-		return nil, err
-	}
-	reg := toolsys.NewRegistry(toolsys.Config{Permissions: perms, Logger: log, Redactor: r})
-	for _, t := range files.List() {
-		if err := reg.Register(t, toolsys.WithCategory("files")); err != nil {
-			return nil, err
-		}
-	}
-	return reg, nil
 }

@@ -123,7 +123,7 @@ func TestServe_BadFlags(t *testing.T) {
 		want string
 	}{
 		{"permission mode", []string{"--permission-mode", "yolo"}, "--permission-mode"},
-		{"address", []string{"--addr", "127.0.0.1:99999"}, "listen"},
+		{"address", []string{"--addr", "127.0.0.1:99999"}, "--addr 127.0.0.1:99999: port 99999 is out of range"},
 		{"wildcard origin", []string{"--cors-origin", "https://ok.example", "--cors-origin", "*"}, `--cors-origin: origin "*"`},
 		{"origin without scheme", []string{"--cors-origin", "console.example.com"}, `--cors-origin: origin "console.example.com"`},
 		{"host with a scheme", []string{"--allowed-host", "http://agents.internal"}, `--allowed-host: allowed host "http://agents.internal"`},

@@ -39,9 +39,12 @@ uses the same data directory.`,
 	cmd.PersistentFlags().BoolVar(&jsonOut, "json", false, "print JSON lines instead of text")
 	cmd.AddCommand(
 		&cobra.Command{
-			Use:     "list",
-			Short:   "List the sessions with their turns, tokens and last activity",
-			Long:    "List every session of the data directory, most recently active first: its id, turns, messages, tokens, cost, agent, last activity and first prompt.",
+			Use:   "list",
+			Short: "List the sessions with their turns, tokens and last activity",
+			Long: `List every session of the data directory, most recently active first: its id,
+turns, messages, tokens, cost, agent, last activity and first prompt. A
+session whose journal is damaged is listed as such (with --json, in its
+"damaged" field), after the others; agcore doctor says what is wrong.`,
 			Example: "  agcore sessions list\n  agcore sessions list --json | jq -r .session",
 			Args:    noArgs,
 			RunE: func(cmd *cobra.Command, _ []string) error {
@@ -49,9 +52,12 @@ uses the same data directory.`,
 			},
 		},
 		&cobra.Command{
-			Use:     "show ID",
-			Short:   "Show a session's state and conversation",
-			Long:    "Show a session's totals and its conversation as the model sees it (after compactions): user messages, replies, tool calls and their results.",
+			Use:   "show ID",
+			Short: "Show a session's state and conversation",
+			Long: `Show a session's totals and its conversation as the model sees it (after
+compactions): user messages, replies, tool calls and their results. A call
+whose turn ended before its result (cancelled or interrupted) shows the
+"interrupted" result the model was given.`,
 			Example: "  agcore sessions show 20250102-150405-1a2b3c\n  agcore sessions show 20250102-150405-1a2b3c --json",
 			Args:    oneID,
 			RunE: func(cmd *cobra.Command, args []string) error {
@@ -172,7 +178,10 @@ func sessionErr(id string, err error) error {
 
 // sessionSummary is a line of `sessions list`.
 type sessionSummary struct {
-	Session  string    `json:"session"`
+	Session string `json:"session"`
+	// Damaged says what is wrong with a journal that cannot be read; its
+	// other fields are then zero.
+	Damaged  string    `json:"damaged,omitempty"`
 	Turns    int       `json:"turns"`
 	Messages int       `json:"messages"`
 	Tokens   int64     `json:"tokens"`
@@ -191,6 +200,10 @@ func listSessions(cmd *cobra.Command, j memory.Journal, jsonOut bool) error {
 			return err
 		}
 		st, err := j.Load(ctx, id)
+		if errors.Is(err, memory.ErrCorrupt) {
+			list = append(list, sessionSummary{Session: id, Damaged: userMessage(err)})
+			continue
+		}
 		if err != nil {
 			return fmt.Errorf("session %s: %w", id, err)
 		}
@@ -222,7 +235,13 @@ func listSessions(cmd *cobra.Command, j memory.Journal, jsonOut bool) error {
 	}
 	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "SESSION\tTURNS\tMESSAGES\tTOKENS\tCOST\tAGENT\tUPDATED\tFIRST PROMPT")
+	damaged := 0
 	for _, s := range list {
+		if s.Damaged != "" {
+			damaged++
+			fmt.Fprintf(tw, "%s\t-\t-\t-\t-\t-\t-\tdamaged journal: run agcore doctor\n", printable(s.Session))
+			continue
+		}
 		agent := s.Agent
 		if agent == "" {
 			agent = "-"
@@ -233,7 +252,14 @@ func listSessions(cmd *cobra.Command, j memory.Journal, jsonOut bool) error {
 		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t$%.4f\t%s\t%s\t%s\n", printable(s.Session), s.Turns, s.Messages, s.Tokens, s.Cost,
 			printable(agent), s.Updated.Local().Format("2006-01-02 15:04:05"), oneLine(s.Title, 40))
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if damaged > 0 {
+		fmt.Fprintf(cmd.ErrOrStderr(), "%d damaged journal%s: `agcore doctor` says what is wrong, `agcore doctor --repair` sets %s aside\n",
+			damaged, plural(damaged), map[bool]string{true: "it", false: "them"}[damaged == 1])
+	}
+	return nil
 }
 
 func showSession(cmd *cobra.Command, j memory.Journal, id string, jsonOut bool) error {
@@ -253,13 +279,53 @@ func showSession(cmd *cobra.Command, j memory.Journal, id string, jsonOut bool) 
 		printable(id), printable(agent), st.Turn, len(st.History), st.Usage.PromptTokens, st.Usage.CompletionTokens,
 		st.Usage.TotalTokens, st.Cost, st.Updated.Local().Format(time.RFC3339))
 	if st.Open != nil {
-		fmt.Fprintf(out, "open turn %d (it resumes when the session is next opened)\n", st.Open.Turn)
+		fmt.Fprintf(out, "open turn %d (it resumes when the session is next opened)\n", st.Open.Turn+1)
 	}
 	fmt.Fprintln(out)
-	for _, m := range st.History {
-		writeMessage(out, m)
-	}
+	writeConversation(out, st)
 	return nil
+}
+
+// pendingNote stands for the result of a call of the open turn that has
+// none yet.
+const pendingNote = "(no result yet: the turn resumes when the session is next opened)"
+
+// writeConversation writes st's conversation as the model sees it: the
+// results of each reply's tool calls follow it in call order, and a call
+// whose turn ended without its result (cancelled, interrupted) is answered
+// as interrupted, which is what the model is told. A call of the turn
+// still open is shown waiting.
+func writeConversation(w io.Writer, st *memory.State) {
+	msgs := st.History
+	for i := 0; i < len(msgs); {
+		m := msgs[i]
+		i++
+		if m.Role == messages.RoleTool {
+			continue // answers no call: the model never sees it
+		}
+		writeMessage(w, m)
+		if m.Role != messages.RoleAssistant || len(m.ToolCalls) == 0 {
+			continue
+		}
+		results := map[string]messages.Message{}
+		for ; i < len(msgs) && msgs[i].Role == messages.RoleTool; i++ {
+			if _, dup := results[msgs[i].ToolCallID]; !dup {
+				results[msgs[i].ToolCallID] = msgs[i]
+			}
+		}
+		pending := st.Open != nil && i == len(msgs)
+		for _, c := range m.ToolCalls {
+			r, ok := results[c.ID]
+			switch {
+			case ok:
+				writeMessage(w, r)
+			case pending:
+				fmt.Fprintf(w, "  tool %s: %s\n", printable(c.ID), pendingNote)
+			default:
+				writeMessage(w, messages.ToolResultMessage(c.ID, memory.InterruptedResult))
+			}
+		}
+	}
 }
 
 // writeMessage writes one message of a conversation.
@@ -303,15 +369,17 @@ func replaySession(cmd *cobra.Command, j memory.Journal, id string, jsonOut bool
 	return nil
 }
 
-// describe summarises a journal event in one line.
+// describe summarises a journal event in one line. Turns are numbered from
+// 1, as everywhere a person reads them; the journal's own indexes (--json)
+// count from 0.
 func describe(ev messages.JournalEvent) string {
 	switch e := ev.(type) {
 	case messages.Activated:
 		return fmt.Sprintf("activation %d on %s", e.Activation, printable(e.Node))
 	case messages.UserMessage:
-		return fmt.Sprintf("turn %d: %q", e.Turn, oneLine(e.Message.Text(), 60))
+		return fmt.Sprintf("turn %d: %q", e.Turn+1, oneLine(e.Message.Text(), 60))
 	case messages.AssistantMessage:
-		s := fmt.Sprintf("turn %d", e.Turn)
+		s := fmt.Sprintf("turn %d", e.Turn+1)
 		if t := e.Message.Text(); t != "" {
 			s += fmt.Sprintf(": %q", oneLine(t, 60))
 		}
@@ -332,13 +400,13 @@ func describe(ev messages.JournalEvent) string {
 		}
 		return fmt.Sprintf("%s %s %s · %s (%s)", mark, printable(e.Name), formatDuration(e.Duration), summarize(e.Content), printable(e.CallID))
 	case messages.TurnCompleted:
-		s := fmt.Sprintf("turn %d %s · %d round trips · %d tokens", e.Turn, e.Outcome, e.RoundTrips, e.Usage.TotalTokens)
+		s := fmt.Sprintf("turn %d %s · %d round trips · %d tokens", e.Turn+1, e.Outcome, e.RoundTrips, e.Usage.TotalTokens)
 		if e.Reason != "" {
 			s += " · " + oneLine(e.Reason, 60)
 		}
 		return s
 	case messages.TurnCancelled:
-		return fmt.Sprintf("turn %d: %s", e.Turn, oneLine(e.Reason, 60))
+		return fmt.Sprintf("turn %d: %s", e.Turn+1, oneLine(e.Reason, 60))
 	case messages.Compacted:
 		return fmt.Sprintf("%s through #%d: %d → %d tokens", e.Kind, e.Through, e.TokensBefore, e.TokensAfter)
 	case messages.AgentSwitched:

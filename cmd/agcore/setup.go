@@ -10,10 +10,12 @@ import (
 	"time"
 
 	"github.com/rs/zerolog"
+	"github.com/spf13/cobra"
 
 	"github.com/agcore/agcore/actors"
 	"github.com/agcore/agcore/internal/config"
 	"github.com/agcore/agcore/messages"
+	"github.com/agcore/agcore/toolsys"
 )
 
 // shutdownTimeout bounds the wait for the turns in flight when a command
@@ -28,6 +30,46 @@ type modelFlags struct {
 // overrides returns the flags as configuration overrides.
 func (f modelFlags) overrides() config.Overrides {
 	return config.Overrides{Model: f.model, BaseURL: f.baseURL, APIKey: f.apiKey, Workspace: f.workspace}
+}
+
+// permissionFlags are the flags that set which tool calls run without
+// asking.
+type permissionFlags struct {
+	mode        string
+	allow, deny []string
+}
+
+// addPermissionFlags adds --allow and --deny, and --permission-mode unless
+// the command has its own (serve).
+func addPermissionFlags(cmd *cobra.Command, f *permissionFlags, mode bool) {
+	fs := cmd.Flags()
+	if mode {
+		fs.StringVar(&f.mode, "permission-mode", "", "tool permission mode: ask, accept-edits, read-only or bypass (default: the configuration's permissions.mode, else "+config.DefaultPermissionMode+")")
+	}
+	fs.StringArrayVar(&f.allow, "allow", nil, `permission rule of calls that run without asking, such as 'bash(go test **)' or 'write_file(docs/**)' (repeatable; added to permissions.allow)`)
+	fs.StringArrayVar(&f.deny, "deny", nil, `permission rule of calls refused in every mode, such as 'bash(git push *)' (repeatable; added to permissions.deny)`)
+}
+
+// add returns o with the flags' permission overrides.
+func (f permissionFlags) add(o config.Overrides) config.Overrides {
+	if f.mode != "" {
+		o.PermissionMode = f.mode
+	}
+	o.Allow, o.Deny = f.allow, f.deny
+	return o
+}
+
+// newApprover returns the approver of cmd (run, chat): it asks when
+// standard input and standard output are terminals, and refuses otherwise.
+func (a *app) newApprover(cmd *cobra.Command) *approver {
+	why := ""
+	switch {
+	case !a.isTerminal(cmd.InOrStdin()):
+		why = "standard input is not a terminal"
+	case !a.isTerminal(cmd.OutOrStdout()):
+		why = "standard output is not a terminal"
+	}
+	return newApprover(why, cmd.ErrOrStderr(), a.redactor)
 }
 
 // loadConfig resolves the configuration: the defaults, the file (--config,
@@ -61,14 +103,16 @@ func (a *app) loadConfig(o config.Overrides) (*config.Config, error) {
 	return cfg, nil
 }
 
-// startRuntime starts a runtime journaling into cfg's data directory. stop
+// startRuntime starts a runtime journaling into cfg's data directory, whose
+// calls that need approval approver answers (nil refuses them). stop
 // shuts it down, waiting for the turns in flight a bounded time, and
 // releases what the configuration opened.
-func (a *app) startRuntime(ctx context.Context, cfg *config.Config) (rt *actors.Runtime, stop func() error, err error) {
+func (a *app) startRuntime(ctx context.Context, cfg *config.Config, approver toolsys.Approver) (rt *actors.Runtime, stop func() error, err error) {
 	built, err := config.Build(ctx, cfg, config.BuildOptions{Getenv: a.getenv, Logger: runtimeLogger(a.log), Redactor: a.redactor})
 	if err != nil {
 		return nil, nil, err
 	}
+	built.Runtime.Approver = approver
 	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
 		_ = built.Close()
 		return nil, nil, fmt.Errorf("data directory: %w", err)
@@ -85,11 +129,11 @@ func (a *app) startRuntime(ctx context.Context, cfg *config.Config) (rt *actors.
 	return rt, stop, nil
 }
 
-// openSession starts the runtime of cfg and opens the session id, a new
+// openSession starts the runtime of cfg (see startRuntime) and opens the session id, a new
 // session when id is empty. stop shuts the runtime down; on error nothing is
 // left running.
-func (a *app) openSession(ctx context.Context, cfg *config.Config, id string) (sess *actors.Session, sessionID string, stop func() error, err error) {
-	rt, stop, err := a.startRuntime(ctx, cfg)
+func (a *app) openSession(ctx context.Context, cfg *config.Config, id string, approver toolsys.Approver) (sess *actors.Session, sessionID string, stop func() error, err error) {
+	rt, stop, err := a.startRuntime(ctx, cfg, approver)
 	if err != nil {
 		return nil, "", nil, err
 	}
@@ -110,16 +154,23 @@ func newSessionID(now time.Time) string {
 	return now.UTC().Format("20060102-150405") + "-" + hex.EncodeToString(b[:])
 }
 
-// turnErr is the error a command returns for a turn that did not
-// complete: nil for a completed turn.
+// turnErr is the error a command reports for a turn that did not
+// complete, naming the turn from 1 as every output for people does (the
+// journal counts from 0); nil for a completed turn.
 func turnErr(e messages.TurnEnded) error {
+	n := e.Turn + 1
 	switch e.Outcome {
 	case messages.OutcomeCompleted:
 		return nil
 	case messages.OutcomeCancelled:
-		return fmt.Errorf("turn %d cancelled: %s", e.Turn, e.Reason)
+		if e.Reason == "" {
+			return fmt.Errorf("turn %d cancelled", n)
+		}
+		return fmt.Errorf("turn %d cancelled: %s", n, e.Reason)
+	case messages.OutcomeLimit:
+		return fmt.Errorf("turn %d stopped at a limit: %s", n, e.Reason)
 	default:
-		return fmt.Errorf("turn %d %s: %s", e.Turn, e.Outcome, e.Reason)
+		return fmt.Errorf("turn %d %s: %s", n, e.Outcome, e.Reason)
 	}
 }
 

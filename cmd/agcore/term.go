@@ -3,6 +3,8 @@ package main
 import (
 	"io"
 
+	"github.com/mattn/go-isatty"
+
 	"github.com/agcore/agcore/internal/logging"
 )
 
@@ -13,12 +15,30 @@ type term struct {
 	tty bool
 	// color is true on a terminal unless NO_COLOR is set.
 	color bool
+	// cols returns the terminal's width in columns, read at each call so
+	// that a resized window is followed. Nil, or a result of zero, means
+	// the width is unknown: lines drawn in place are then not clipped.
+	cols func() int
 }
 
 // termFor describes w, honouring NO_COLOR (https://no-color.org).
 func termFor(w io.Writer, getenv func(string) string) term {
 	tty := logging.IsTerminal(w)
-	return term{tty: tty, color: tty && getenv("NO_COLOR") == ""}
+	t := term{tty: tty, color: tty && getenv("NO_COLOR") == ""}
+	if f, ok := w.(interface{ Fd() uintptr }); ok && tty {
+		t.cols = func() int { return terminalWidth(f.Fd()) }
+	}
+	return t
+}
+
+// isTerminal reports whether stream (standard input or output) is a
+// terminal, through the app's terminal seam when it has one.
+func (a *app) isTerminal(stream any) bool {
+	if a.terminal != nil {
+		return a.terminal(stream)
+	}
+	f, ok := stream.(interface{ Fd() uintptr })
+	return ok && (isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd()))
 }
 
 // ANSI styles.

@@ -16,13 +16,16 @@ const (
 	summaryWidth = 72
 )
 
-// compactArgs renders tool arguments on one line, shortened to argsWidth.
+// compactArgs renders tool arguments on one line, shortened to argsWidth,
+// with the characters a terminal would not show as written escaped (see
+// safeText): a bidirectional override in a command does not turn the
+// line around.
 func compactArgs(args string) string {
 	var b bytes.Buffer
 	if err := json.Compact(&b, []byte(args)); err == nil {
 		args = b.String()
 	}
-	return truncate(strings.Join(strings.Fields(printable(args)), " "), argsWidth)
+	return truncate(strings.Join(strings.Fields(safeText(args)), " "), argsWidth)
 }
 
 // summarize describes a tool's output in one line: its size and the start of

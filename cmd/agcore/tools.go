@@ -98,7 +98,7 @@ func (a *app) withTools(ctx context.Context, f func(*config.Config, *config.Buil
 	if err != nil {
 		return err
 	}
-	built, err := config.Build(ctx, cfg, config.BuildOptions{Getenv: a.getenv, Logger: a.log, Redactor: a.redactor})
+	built, err := config.Build(ctx, cfg, config.BuildOptions{Getenv: a.getenv, Logger: a.log, Redactor: a.redactor, ToolsOnly: true})
 	if err != nil {
 		return err
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"strings"
 	"time"
 
 	"github.com/agcore/agcore/actors"
@@ -34,11 +35,28 @@ func pump(sess *actors.Session, session int, input messages.Message, out chan<- 
 	done <- session
 }
 
-// playTurn runs one turn of sess and renders it. While it runs, lines
-// read from input (may be nil) are passed to onLine; an interrupt (ctx
-// done) cancels the turn. It returns the TurnEnded event, and ctx's cause
-// when the turn was interrupted.
-func playTurn(ctx context.Context, sess *actors.Session, msg messages.Message, r *renderer, input <-chan string, onLine func(string)) (messages.TurnEnded, error) {
+// turnInput is what a turn reads besides its events: the lines of standard
+// input and the calls to approve. The zero value reads nothing and asks
+// nothing.
+type turnInput struct {
+	// lines are the lines of standard input, shared with the chat's own
+	// prompt. A turn starts reading them when it first asks, if no one
+	// has. Nil means none are read.
+	lines *lineReader
+	// onLine receives the lines typed while no call waits for an answer,
+	// and /cancel at any time. Nil drops them: a line typed before a
+	// question is shown never answers it.
+	onLine func(string)
+	// prompt asks about the calls that need approval. Nil asks none.
+	prompt *approvalPrompt
+}
+
+// playTurn runs one turn of sess and renders it. While it runs, the calls
+// that need approval are asked about, one at a time, with the live view
+// paused; lines read from in.lines answer the call on screen, and go to
+// in.onLine otherwise; an interrupt (ctx done) cancels the turn. It returns
+// the TurnEnded event, and ctx's cause when the turn was interrupted.
+func playTurn(ctx context.Context, sess *actors.Session, msg messages.Message, r *renderer, in turnInput) (messages.TurnEnded, error) {
 	events := make(chan streamEvent, 64)
 	done := make(chan int, 1)
 	go pump(sess, 0, msg, events, done)
@@ -49,30 +67,28 @@ func playTurn(ctx context.Context, sess *actors.Session, msg messages.Message, r
 		ended       bool
 		streamErr   error
 		interrupted bool
+		inputEnded  bool
 	)
+	render := func(se streamEvent) {
+		if se.err != nil {
+			streamErr = se.err
+			return
+		}
+		r.event(se.ev)
+		if e, ok := se.ev.(messages.TurnEnded); ok {
+			end, ended = e, true
+		}
+	}
+	input := in.lines.started()
 	ctxDone := ctx.Done()
 	for {
 		select {
 		case se := <-events:
-			if se.err != nil {
-				streamErr = se.err
-				continue
-			}
-			r.event(se.ev)
-			if e, ok := se.ev.(messages.TurnEnded); ok {
-				end, ended = e, true
-			}
+			render(se)
 		case <-done:
+			in.prompt.drop()
 			for len(events) > 0 { // what the stream sent before it ended
-				se := <-events
-				if se.err != nil {
-					streamErr = se.err
-				} else {
-					r.event(se.ev)
-					if e, ok := se.ev.(messages.TurnEnded); ok {
-						end, ended = e, true
-					}
-				}
+				render(<-events)
 			}
 			switch {
 			case interrupted:
@@ -87,12 +103,26 @@ func playTurn(ctx context.Context, sess *actors.Session, msg messages.Message, r
 			if r.spinning() {
 				r.tick()
 			}
-		case line, ok := <-input:
-			if !ok {
-				input = nil
-				continue
+		case q := <-in.prompt.asks():
+			in.prompt.add(q)
+			if in.prompt.asking() && input == nil && in.lines != nil && !inputEnded {
+				input = in.lines.lines()
 			}
-			onLine(line)
+		case <-in.prompt.expiry():
+			in.prompt.expire()
+		case line, ok := <-input:
+			switch {
+			case !ok:
+				input, inputEnded = nil, true
+				in.prompt.stop("standard input ended")
+			case strings.TrimSpace(line) == "/cancel" && in.onLine != nil:
+				in.prompt.lineTyped()
+				in.onLine(line)
+			case in.prompt.asking():
+				in.prompt.answer(line)
+			case in.onLine != nil:
+				in.onLine(line)
+			}
 		case <-ctxDone:
 			ctxDone, interrupted = nil, true
 			cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), shutdownTimeout)

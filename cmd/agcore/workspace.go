@@ -58,10 +58,24 @@ func seedWorkspace(dir string) ([]string, error) {
 			return nil, fmt.Errorf("workspace: %w", err)
 		}
 	}
+	return entryNames(entries), nil
+}
+
+// listWorkspace returns the names of the files dir holds, sorted.
+func listWorkspace(dir string) ([]string, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, fmt.Errorf("workspace: %w", err)
+	}
+	return entryNames(entries), nil
+}
+
+// entryNames returns the names of entries, sorted.
+func entryNames(entries []os.DirEntry) []string {
 	names := make([]string, 0, len(entries))
 	for _, e := range entries {
 		names = append(names, e.Name())
 	}
 	slices.Sort(names)
-	return names, nil
+	return names
 }

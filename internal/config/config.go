@@ -25,6 +25,9 @@ const (
 	// DefaultMCPCallTimeout bounds one MCP tool call when a server sets no
 	// call_timeout.
 	DefaultMCPCallTimeout = 60 * time.Second
+	// DefaultPermissionMode is the permission mode Build uses when
+	// permissions.mode is empty.
+	DefaultPermissionMode = "accept-edits"
 )
 
 // The provider types.
@@ -82,6 +85,14 @@ type Config struct {
 	// Files configures the file tools (read_file, write_file, edit_file,
 	// list_dir, glob, grep).
 	Files Files `yaml:"files"`
+	// WebFetch configures the web_fetch tool.
+	WebFetch WebFetch `yaml:"web_fetch"`
+	// Compaction says when and how a long history is shortened.
+	Compaction Compaction `yaml:"compaction"`
+	// SubAgents gives agents the spawn_agent and transfer_to_agent tools.
+	SubAgents SubAgents `yaml:"sub_agents"`
+	// Knowledge gives the runtime a knowledge base in its data directory.
+	Knowledge Knowledge `yaml:"knowledge"`
 	// Serve configures the HTTP API of `agcore serve`.
 	Serve Serve `yaml:"serve"`
 }
@@ -93,6 +104,82 @@ type Files struct {
 	// with more than one hard link. False (the default) refuses it, since
 	// another name of the same file may lie outside the workspace.
 	AllowHardlinks bool `yaml:"allow_hardlinks"`
+}
+
+// Compaction says when and how a long history is shortened: once the
+// estimated tokens of a history pass context_window - reserved_output -
+// buffer, old tool results are pruned, and with a summary_model the older
+// part is summarised.
+type Compaction struct {
+	// Disabled turns automatic compaction off.
+	Disabled bool `yaml:"disabled"`
+	// ContextWindow is the model's context size in tokens. Zero means
+	// 128,000.
+	ContextWindow int `yaml:"context_window"`
+	// ReservedOutput is kept free for the reply. Zero means 20,000;
+	// negative means none.
+	ReservedOutput int `yaml:"reserved_output"`
+	// Buffer is kept free on top of reserved_output. Zero means 13,000;
+	// negative means none.
+	Buffer int `yaml:"buffer"`
+	// KeepRecent is the number of trailing messages never compacted. Zero
+	// means 6.
+	KeepRecent int `yaml:"keep_recent"`
+	// SummaryModel is the "provider/model" that writes summaries (possibly
+	// a cheaper one). Empty means pruning only.
+	SummaryModel string `yaml:"summary_model"`
+	// SummaryPrompt is the summariser's instruction. Empty means a
+	// built-in one.
+	SummaryPrompt string `yaml:"summary_prompt"`
+}
+
+// SubAgents gives agents tools to delegate: spawn_agent runs a task in a
+// child session with a fresh context and returns its answer; handoff's
+// transfer_to_agent switches the session's agent profile mid-turn.
+type SubAgents struct {
+	// Enabled gives agents whose tool list admits it the spawn_agent tool.
+	Enabled bool `yaml:"enabled"`
+	// Handoff gives them the transfer_to_agent tool.
+	Handoff bool `yaml:"handoff"`
+	// MaxDepth is how deep sub-agents may nest. Zero means 3.
+	MaxDepth int `yaml:"max_depth"`
+	// MaxConcurrent is how many sub-agents one session runs at once. Zero
+	// means 8.
+	MaxConcurrent int `yaml:"max_concurrent"`
+	// Budget bounds every sub-agent subtree; a spawn may ask for less,
+	// never more. Zero fields bound nothing.
+	Budget SubAgentBudget `yaml:"budget"`
+}
+
+// SubAgentBudget bounds a sub-agent subtree.
+type SubAgentBudget struct {
+	// MaxTokens is the subtree's total token budget.
+	MaxTokens int64 `yaml:"max_tokens"`
+	// MaxCost is its cost budget, in the price table's currency.
+	MaxCost float64 `yaml:"max_cost"`
+	// MaxTime is its wall-clock time from the first spawn.
+	MaxTime time.Duration `yaml:"max_time"`
+	// MaxRoundTrips is the number of model calls it may make.
+	MaxRoundTrips int `yaml:"max_round_trips"`
+}
+
+// Knowledge configures the knowledge base: pages kept in the data
+// directory's store (`agcore knowledge add` writes them) and retrieved by
+// keyword for the agents that set retrieve: true.
+type Knowledge struct {
+	// Enabled opens the knowledge base; without it, no agent may set
+	// retrieve: true.
+	Enabled bool `yaml:"enabled"`
+	// MaxResults is the most pages one retrieval returns. Zero means 20.
+	MaxResults int `yaml:"max_results"`
+}
+
+// WebFetch configures the web_fetch tool.
+type WebFetch struct {
+	// AllowedHosts are the hosts web_fetch may reach, on every redirect
+	// too: "docs.example.com", "*.example.com" for any subdomain, "*" for
+	// any host. Empty (the default) means none: every fetch is refused.
+	AllowedHosts []string `yaml:"allowed_hosts"`
 }
 
 // Retry is the retry policy of model calls. The runtime is their only
@@ -234,15 +321,25 @@ type MCPServer struct {
 	Permission string `yaml:"permission"`
 	// CallTimeout bounds one tool call. Zero means DefaultMCPCallTimeout.
 	CallTimeout time.Duration `yaml:"call_timeout"`
+	// ResourceTools adds the tools mcp__<name>__list_resources and
+	// mcp__<name>__read_resource over the server's resources.
+	ResourceTools bool `yaml:"resource_tools"`
+	// PromptTools adds the tools mcp__<name>__list_prompts and
+	// mcp__<name>__get_prompt over the server's prompts.
+	PromptTools bool `yaml:"prompt_tools"`
 }
 
 // Permissions configure the permission pipeline every tool call passes:
-// deny rules, then the mode, then allow rules. There is no approver in the
-// command line, so a call that would need approval is denied.
+// deny rules, then the mode, then allow rules. A call that would need
+// approval waits for an answer through the API of `agcore serve`; run and
+// chat ask on the terminal, and without one deny the call. The --allow and
+// --deny flags add rules to Allow and Deny.
 type Permissions struct {
-	// Mode is "ask" (read-only tools run), "read-only", "accept-edits"
-	// (tools up to write run; the default) or "bypass" (everything that no
-	// deny rule stops runs).
+	// Mode is "ask" (read-only tools run; others need approval),
+	// "read-only", "accept-edits" (tools up to write run) or "bypass"
+	// (everything that no deny rule stops runs). Empty means the command's
+	// default: DefaultPermissionMode for run and chat, and "ask" for
+	// serve, which takes approvals through its API.
 	Mode string `yaml:"mode"`
 	// Allow rules ("bash(go test *)", "write_file(docs/**)") run matching
 	// calls without asking.
@@ -274,7 +371,8 @@ type Limits struct {
 
 // Default returns the configuration used when there is no file: an openai
 // provider reading OPENAI_API_KEY, the offline "mock" provider, one default
-// agent, accept-edits permissions, the default limits and retry policy.
+// agent, the command's default permission mode (see Permissions.Mode), the
+// default limits and retry policy.
 func Default() *Config {
 	return &Config{
 		Durability:   "sync",
@@ -283,8 +381,7 @@ func Default() *Config {
 			{Name: "openai", Type: TypeOpenAI, APIKeyEnv: "OPENAI_API_KEY", DefaultModel: "gpt-4o-mini", Timeout: DefaultProviderTimeout},
 			{Name: "mock", Type: TypeScripted},
 		},
-		Permissions: Permissions{Mode: "accept-edits"},
-		Sandbox:     Sandbox{Mode: "refuse"},
+		Sandbox: Sandbox{Mode: "refuse"},
 		Limits: Limits{
 			MaxRoundTrips:    DefaultMaxRoundTrips,
 			ToolTimeout:      DefaultToolTimeout,
@@ -319,9 +416,6 @@ func (c *Config) fillDefaults() {
 		if c.MCPServers[i].CallTimeout == 0 {
 			c.MCPServers[i].CallTimeout = DefaultMCPCallTimeout
 		}
-	}
-	if c.Permissions.Mode == "" {
-		c.Permissions.Mode = d.Permissions.Mode
 	}
 	if c.Sandbox.Mode == "" {
 		c.Sandbox.Mode = d.Sandbox.Mode

@@ -126,6 +126,8 @@ func TestParse_Errors(t *testing.T) {
 		{"base url", "providers:\n  - name: openai\n    type: openai\n    base_url: ftp://x\n    default_model: m\n", `agcore.yaml:4: providers[0].base_url: want an http or https URL, got "ftp://x"`},
 		{"scripted with base url", "providers:\n  - name: mock\n    type: scripted\n    base_url: http://x\ndefault_model: mock/s\n", `agcore.yaml:4: providers[0].base_url: only for type openai`},
 		{"missing script", "providers:\n  - name: mock\n    type: scripted\n    script: nope.yaml\ndefault_model: mock/s\n", `agcore.yaml:4: providers[0].script: `},
+		{"unknown scripted model", "agents:\n  - name: a\n    model: mock/nosuch\n", `agcore.yaml:3: agents[0].model: provider mock has no model "nosuch" (known: mock/scripted)`},
+		{"unknown model of a scripted provider with a default model", "providers:\n  - {name: fake, type: scripted, default_model: demo}\ndefault_model: fake/other\n", `agcore.yaml:3: default_model: provider fake has no model "other" (known: fake/demo)`},
 		{"model ref without slash", "default_model: gpt-4o\n", `agcore.yaml:1: default_model: want "provider/model", got "gpt-4o"`},
 		{"negative price", "models:\n  - name: m\n    output_per_million: -1\n", `agcore.yaml:3: models[0].output_per_million: must not be negative, got -1`},
 		{"unnamed model", "models:\n  - input_per_million: 1\n", `agcore.yaml:2: models[0].name: required`},
@@ -147,6 +149,12 @@ func TestParse_Errors(t *testing.T) {
 		{"mid turn", "limits:\n  mid_turn: drop\n", `agcore.yaml:2: limits.mid_turn: unknown mid-turn policy "drop" (known: queue, interrupt, reject)`},
 		{"negative attempts", "retry:\n  max_attempts: -1\n", `agcore.yaml:2: retry.max_attempts: must not be negative, got -1 (1 disables retrying)`},
 		{"negative retry-after cap", "retry:\n  max_retry_after: -5s\n", `agcore.yaml:2: retry.max_retry_after: must not be negative, got -5s`},
+		{"web_fetch host with scheme", "web_fetch:\n  allowed_hosts: [docs.example.com, https://x.example.com]\n", `agcore.yaml:2: web_fetch.allowed_hosts[1]: "https://x.example.com": want a host name (docs.example.com), *.domain for its subdomains, or * for any host`},
+		{"compaction window", "compaction:\n  context_window: 30000\n", `agcore.yaml:2: compaction.context_window: 30000 leaves no room for the history after reserved_output (20000) and buffer (13000)`},
+		{"compaction model", "compaction:\n  summary_model: nosuch/x\n", `agcore.yaml:2: compaction.summary_model: unknown provider "nosuch"`},
+		{"negative depth", "sub_agents:\n  max_depth: -2\n", `agcore.yaml:2: sub_agents.max_depth: must not be negative`},
+		{"negative budget", "sub_agents:\n  enabled: true\n  budget:\n    max_cost: -1\n", `agcore.yaml:4: sub_agents.budget.max_cost: must not be negative`},
+		{"retrieve without knowledge", "agents:\n  - {name: a, prompt: hi, retrieve: true}\n", `agcore.yaml:2: agents[0].retrieve: no knowledge base is configured: set knowledge.enabled: true`},
 		{"sandbox mode", "sandbox:\n  mode: off\n", `agcore.yaml:2: sandbox.mode: unknown mode "off" (known: refuse, warn)`},
 		{"sandbox port", "sandbox:\n  allow_ports:\n    - 443\n    - 0\n", `agcore.yaml:4: sandbox.allow_ports[1]: 0 is not a TCP port (1-65535)`},
 		{"sandbox env", "sandbox:\n  env: [GOCACHE]\n", `agcore.yaml:2: sandbox.env[0]: want NAME=value, got "GOCACHE"`},
@@ -183,7 +191,7 @@ func TestParse_RelativePaths(t *testing.T) {
 		t.Fatal(err)
 	}
 	cfg, err := Parse(filepath.Join(dir, "agcore.yaml"), []byte(
-		"workspace: ws\nproviders:\n  - {name: mock, type: scripted, script: rules.yaml}\ndefault_model: mock/x\n"))
+		"workspace: ws\nproviders:\n  - {name: mock, type: scripted, script: rules.yaml}\ndefault_model: mock/scripted\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -204,7 +212,7 @@ func TestPrecedence(t *testing.T) {
 	}{
 		{"file", nil, Overrides{}, "/from/file", "http://file:1/v1", "mock/scripted"},
 		{"environment over file", env, Overrides{}, "/from/env", "http://env:2/v1", "openai/env-model"},
-		{"flags over environment", env, Overrides{DataDir: "/from/flag", BaseURL: "http://flag:3/v1", Model: "mock/x"}, "/from/flag", "http://flag:3/v1", "mock/x"},
+		{"flags over environment", env, Overrides{DataDir: "/from/flag", BaseURL: "http://flag:3/v1", Model: "mock/"}, "/from/flag", "http://flag:3/v1", "mock/"},
 		{"bare flag model is an openai model", nil, Overrides{Model: "gpt-4.1"}, "/from/file", "http://file:1/v1", "openai/gpt-4.1"},
 	}
 	for _, tt := range tests {
@@ -235,6 +243,12 @@ func TestApply_Errors(t *testing.T) {
 	}{
 		{"unknown provider", Overrides{Model: "foo/bar"}, `--model: unknown provider "foo" (known: openai, mock)`},
 		{"bad url", Overrides{BaseURL: "nope"}, `providers[0].base_url: want an http or https URL, got "nope"`},
+		{"unknown model of a scripted provider", Overrides{Model: "mock/nosuch"}, `--model: provider mock has no model "nosuch" (known: mock/scripted)`},
+		{"permission mode", Overrides{PermissionMode: "yolo"}, `--permission-mode: unknown permission mode "yolo" (want ask, read-only, accept-edits or bypass)`},
+		{"allow rule", Overrides{Allow: []string{"bash(go test *)", "bash(go test"}}, `--allow: rule "bash(go test": missing closing parenthesis`},
+		{"deny rule", Overrides{Deny: []string{"write file"}}, `--deny: rule "write file": invalid character ' ' in tool name`},
+		{"empty allow rule", Overrides{Allow: []string{" "}}, `--allow: rule "": empty tool name`},
+		{"allow rule that is not UTF-8", Overrides{Allow: []string{"bash(\xc4)"}}, `--allow: rule "bash(\xc4)" is not valid UTF-8`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -531,5 +545,134 @@ func TestBuild_FilesAllowHardlinks(t *testing.T) {
 				t.Errorf("allow_hardlinks %v: read_file = %+v", allow, res)
 			}
 		})
+	}
+}
+
+// TestPermissions_Mode checks that a file without permissions.mode leaves
+// the mode to the command (Build then uses DefaultPermissionMode), and that
+// --permission-mode replaces the file's mode.
+func TestPermissions_Mode(t *testing.T) {
+	cfg, err := Parse("agcore.yaml", []byte("permissions:\n  allow: [\"bash(go test *)\"]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Permissions.Mode != "" {
+		t.Errorf("mode %q, want it left to the command", cfg.Permissions.Mode)
+	}
+	if got := cfg.permissionConfig().Mode; got != toolsys.ModeAcceptEdits {
+		t.Errorf("built mode %v, want %s", got, DefaultPermissionMode)
+	}
+	cfg, err = Parse("agcore.yaml", []byte("permissions:\n  mode: bypass\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cfg.Apply(Overrides{PermissionMode: "read-only"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := cfg.permissionConfig().Mode; got != toolsys.ModeReadOnly {
+		t.Errorf("mode %v after --permission-mode read-only", got)
+	}
+}
+
+// TestPermissions_FlagRules checks that --allow and --deny rules are added
+// to the file's permissions.allow and permissions.deny, and that the built
+// pipeline applies them: the flag's allow rule runs a call that the file's
+// rules alone send for approval, and the flag's deny rule refuses a call
+// the mode runs.
+func TestPermissions_FlagRules(t *testing.T) {
+	cfg, err := Parse("agcore.yaml", []byte("permissions:\n  allow: [\"bash(ls *)\"]\n  deny: [\"bash(rm *)\"]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cfg.Apply(Overrides{Allow: []string{"bash(go test **)"}, Deny: []string{"write_file(secrets/**)"}}); err != nil {
+		t.Fatal(err)
+	}
+	got := [][]string{cfg.Permissions.Allow, cfg.Permissions.Deny}
+	want := [][]string{{"bash(ls *)", "bash(go test **)"}, {"bash(rm *)", "write_file(secrets/**)"}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("rules (-want +got)\n%s", diff)
+	}
+	perms, err := toolsys.NewPermissions(cfg.permissionConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := t.Context()
+	if err := perms.Check(ctx, toolsys.Request{Tool: "bash", Permission: toolsys.PermExecute, Subject: "go test ./..."}); err != nil {
+		t.Errorf("bash go test with --allow 'bash(go test **)': %v", err)
+	}
+	err = perms.Check(ctx, toolsys.Request{Tool: "write_file", Permission: toolsys.PermWrite, Subject: "secrets/key"})
+	if pe, ok := errors.AsType[*toolsys.PermissionError](err); !ok || pe.Stage != toolsys.StageDeny {
+		t.Errorf("write_file secrets/key with --deny 'write_file(secrets/**)': %v, want refused by the deny rule", err)
+	}
+}
+
+// TestBuild_WebFetchAllowedHosts fetches a page from a 127.0.0.1 server
+// through the web_fetch tool of a built configuration: refused by default,
+// fetched once web_fetch.allowed_hosts names the host.
+func TestBuild_WebFetchAllowedHosts(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/plain")
+		io.WriteString(w, "fetched page")
+	}))
+	defer srv.Close()
+	for _, hosts := range []string{"[]", "[127.0.0.1]"} {
+		t.Run(hosts, func(t *testing.T) {
+			cfg, err := Parse("agcore.yaml", []byte("web_fetch:\n  allowed_hosts: "+hosts+"\n"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			cfg.Workspace = t.TempDir()
+			built, err := Build(t.Context(), cfg, BuildOptions{SkipMCP: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer built.Close()
+			res, err := built.Tools.Call(t.Context(), "web_fetch", json.RawMessage(`{"url":"`+srv.URL+`"}`), &toolsys.Context{Workspace: built.Runtime.Workspace})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := hosts != "[]"
+			if got := !res.IsError && strings.Contains(res.Content, "fetched page"); got != want {
+				t.Errorf("allowed_hosts %s: web_fetch = %+v", hosts, res)
+			}
+		})
+	}
+}
+
+// TestBuild_CompactionSubAgentsMCP maps the compaction, sub_agents and MCP
+// resource and prompt keys onto the runtime's configuration.
+func TestBuild_CompactionSubAgentsMCP(t *testing.T) {
+	cfg, err := Parse("agcore.yaml", []byte(`
+default_model: mock/scripted
+compaction:
+  context_window: 64000
+  keep_recent: 10
+  summary_model: mock/scripted
+sub_agents:
+  enabled: true
+  handoff: true
+  max_depth: 2
+  budget: {max_tokens: 5000, max_time: 2m}
+mcp_servers:
+  - {name: docs, url: "http://127.0.0.1:1/mcp", resource_tools: true, prompt_tools: true}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Workspace = t.TempDir()
+	built, err := Build(t.Context(), cfg, BuildOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer built.Close()
+	rc := built.Runtime
+	if c := rc.Compaction; c.Config.ContextWindow != 64000 || c.Config.KeepRecent != 10 || c.SummaryModel != "mock/scripted" || c.Disabled {
+		t.Errorf("compaction %+v", c)
+	}
+	if s := rc.SubAgents; !s.Enabled || !s.Handoff || s.MaxDepth != 2 || s.Budget.MaxTokens != 5000 || s.Budget.MaxTime != 2*time.Minute {
+		t.Errorf("sub-agents %+v", s)
+	}
+	if len(rc.MCPServers) != 1 || !rc.MCPServers[0].ResourceTools || !rc.MCPServers[0].PromptTools {
+		t.Errorf("MCP servers %+v", rc.MCPServers)
 	}
 }

@@ -6,9 +6,11 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/agcore/agcore/actors"
 	"github.com/agcore/agcore/memory"
+	"github.com/agcore/agcore/toolsys"
 )
 
 // The environment variables agcore reads. They override the file and are
@@ -105,6 +107,13 @@ type Overrides struct {
 	BaseURL string
 	// APIKey is the API key of the "openai" provider.
 	APIKey string
+	// PermissionMode replaces permissions.mode.
+	PermissionMode string
+	// Allow rules are added to permissions.allow (--allow). A rule that
+	// does not parse is an error naming the flag.
+	Allow []string
+	// Deny rules are added to permissions.deny (--deny).
+	Deny []string
 
 	// source names where the overrides come from in errors; empty means
 	// flags.
@@ -126,6 +135,30 @@ func (c *Config) Apply(o Overrides) error {
 	}
 	if o.Workspace != "" {
 		c.Workspace = o.Workspace
+	}
+	if o.PermissionMode != "" {
+		if _, err := toolsys.ParseMode(o.PermissionMode); err != nil {
+			ps.add(key("permission-mode", ""), "%v", err)
+		} else {
+			c.Permissions.Mode = o.PermissionMode
+		}
+	}
+	for _, rules := range []struct {
+		flag string
+		from []string
+		to   *[]string
+	}{{"allow", o.Allow, &c.Permissions.Allow}, {"deny", o.Deny, &c.Permissions.Deny}} {
+		for _, r := range rules.from {
+			if !utf8.ValidString(r) {
+				ps.add(key(rules.flag, ""), "rule %q is not valid UTF-8", r)
+				continue
+			}
+			if _, err := toolsys.ParseRule(r); err != nil {
+				ps.add(key(rules.flag, ""), "%v", err)
+				continue
+			}
+			*rules.to = append(*rules.to, r)
+		}
 	}
 	if o.BaseURL != "" || o.APIKey != "" {
 		p := c.provider(OpenAIProvider)

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -9,6 +10,8 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/agcore/agcore/actors"
+	"github.com/agcore/agcore/memory"
+	"github.com/agcore/agcore/memory/knowledge"
 	"github.com/agcore/agcore/providers"
 	"github.com/agcore/agcore/providers/openai"
 	"github.com/agcore/agcore/providers/scripted"
@@ -29,6 +32,10 @@ type BuildOptions struct {
 	// SkipMCP leaves the MCP servers out of the runtime configuration (for
 	// commands that only list the built-in tools).
 	SkipMCP bool
+	// ToolsOnly builds what lists the tools and leaves out what needs the
+	// data directory (the knowledge base, which opens its store): for a
+	// command that starts no runtime.
+	ToolsOnly bool
 	// Redactor is the process's redactor: Build adds every API key, MCP
 	// bearer token and value of an MCP header named like a credential
 	// (Authorization, X-Api-Key, ...) it reads to it, and gives it to
@@ -40,7 +47,8 @@ type BuildOptions struct {
 // it holds (the background processes of bash).
 type Built struct {
 	// Runtime is the configuration to pass to actors.New. Its DataDir is
-	// the Config's; clear it to run in memory.
+	// the Config's; clear it to run in memory. With knowledge enabled it
+	// holds the opened Store of that directory instead.
 	Runtime actors.Config
 	// Tools is the tool registry of Runtime.
 	Tools *toolsys.Registry
@@ -118,7 +126,7 @@ func Build(ctx context.Context, c *Config, opts BuildOptions) (*Built, error) {
 	}
 	ws, err := toolsys.NewWorkspace(dir)
 	if err != nil {
-		return nil, fmt.Errorf("config: workspace: %w", err)
+		return nil, fmt.Errorf("config: %w", err) // NewWorkspace names the workspace
 	}
 	b.closers = append(b.closers, ws.Close)
 	durability, err := parseDurability(c.Durability)
@@ -161,9 +169,58 @@ func Build(ctx context.Context, c *Config, opts BuildOptions) (*Built, error) {
 		MCPServers:   servers,
 		Logger:       opts.Logger,
 		Redactor:     opts.Redactor,
+		Compaction:   c.Compaction.actors(),
+		SubAgents:    c.SubAgents.actors(),
+	}
+	if c.Knowledge.Enabled && !opts.ToolsOnly {
+		if err := b.openKnowledge(c, opts); err != nil {
+			return nil, err
+		}
 	}
 	ok = true
 	return b, nil
+}
+
+// openKnowledge opens the store of the data directory and a knowledge base
+// over it, and hands both to the runtime: Runtime holds the Store instead
+// of the DataDir, and Close closes it after the runtime has shut down.
+func (b *Built) openKnowledge(c *Config, opts BuildOptions) error {
+	if c.DataDir == "" {
+		return errors.New("config: knowledge.enabled needs a data directory (data_dir or --data-dir)")
+	}
+	if err := os.MkdirAll(c.DataDir, 0o700); err != nil {
+		return fmt.Errorf("config: data directory: %w", err)
+	}
+	log := opts.Logger.With().Str("component", "knowledge").Logger()
+	store, err := memory.Open(memory.Options{Dir: c.DataDir, Logger: log})
+	if err != nil {
+		return fmt.Errorf("config: data directory %s: %w", c.DataDir, err)
+	}
+	b.closers = append(b.closers, store.Close)
+	kb, err := knowledge.New(store, knowledge.Options{Logger: log})
+	if err != nil {
+		return fmt.Errorf("config: knowledge: %w", err)
+	}
+	r, err := knowledge.NewRetriever(kb, knowledge.RetrieverOptions{MaxResults: c.Knowledge.MaxResults})
+	if err != nil {
+		return fmt.Errorf("config: knowledge: %w", err)
+	}
+	b.Runtime.DataDir, b.Runtime.Store, b.Runtime.Knowledge = "", store, actors.KnowledgeFrom(r)
+	return nil
+}
+
+// actors converts c.
+func (c Compaction) actors() actors.Compaction {
+	return actors.Compaction{Disabled: c.Disabled, SummaryModel: c.SummaryModel, SummaryPrompt: c.SummaryPrompt,
+		Config: memory.CompactionConfig{ContextWindow: c.ContextWindow, ReservedOutput: c.ReservedOutput,
+			Buffer: c.Buffer, KeepRecent: c.KeepRecent}}
+}
+
+// actors converts s.
+func (s SubAgents) actors() actors.SubAgents {
+	b := s.Budget
+	return actors.SubAgents{Enabled: s.Enabled, Handoff: s.Handoff, MaxDepth: s.MaxDepth, MaxConcurrent: s.MaxConcurrent,
+		Budget: actors.Budget{MaxTokens: b.MaxTokens, MaxCost: b.MaxCost, MaxTime: b.MaxTime, MaxRoundTrips: b.MaxRoundTrips}}
 }
 
 // actors converts l, leaving MidTurn to the caller.
@@ -244,7 +301,8 @@ func (b *Built) tools(c *Config, opts BuildOptions) (*toolsys.Registry, error) {
 	procs := builtin.NewProcessManager(builtin.ProcessOptions{Logger: log})
 	b.closers = append(b.closers, procs.Close)
 	b.Sandbox = sandbox.New(c.Sandbox.sandboxConfig(log))
-	for _, t := range builtin.All(builtin.Options{Processes: procs, Sandbox: b.Sandbox, AllowHardlinks: c.Files.AllowHardlinks, Logger: log}) {
+	for _, t := range builtin.All(builtin.Options{Processes: procs, Sandbox: b.Sandbox, AllowHardlinks: c.Files.AllowHardlinks,
+		FetchAllowedHosts: c.WebFetch.AllowedHosts, Logger: log}) {
 		cat := builtinCategory[t.Name()]
 		if err := reg.Register(t, toolsys.WithCategory(cat), toolsys.WithTags("builtin", cat)); err != nil {
 			return nil, fmt.Errorf("config: tool %s: %w", t.Name(), err)
@@ -255,7 +313,7 @@ func (b *Built) tools(c *Config, opts BuildOptions) (*toolsys.Registry, error) {
 
 // permissionConfig returns the permission pipeline's configuration.
 func (c *Config) permissionConfig() toolsys.PermissionConfig {
-	mode, _ := toolsys.ParseMode(c.Permissions.Mode) // validated
+	mode, _ := toolsys.ParseMode(cmp.Or(c.Permissions.Mode, DefaultPermissionMode)) // validated
 	return toolsys.PermissionConfig{Mode: mode, Allow: c.Permissions.Allow, Deny: c.Permissions.Deny,
 		Remedy: "to run such calls, set permissions.mode (accept-edits runs file edits, bypass runs every tool) " +
 			"or add a permissions.allow rule that matches the call, in the configuration file"}
@@ -269,7 +327,8 @@ func (s MCPServer) ServerConfig(getenv func(string) string) (mcp.ServerConfig, e
 		return mcp.ServerConfig{}, fmt.Errorf("config: mcp server %s: %w", s.Name, err)
 	}
 	sc := mcp.ServerConfig{Name: s.Name, Command: s.Command, Args: s.Args, Env: s.Env, Dir: s.Dir,
-		URL: s.URL, Headers: s.Headers, Permission: &perm, CallTimeout: s.CallTimeout}
+		URL: s.URL, Headers: s.Headers, Permission: &perm, CallTimeout: s.CallTimeout,
+		ResourceTools: s.ResourceTools, PromptTools: s.PromptTools}
 	if s.BearerTokenEnv != "" {
 		if sc.BearerToken = getenv(s.BearerTokenEnv); sc.BearerToken == "" {
 			return mcp.ServerConfig{}, fmt.Errorf("config: mcp server %s: environment variable %s is empty", s.Name, s.BearerTokenEnv)

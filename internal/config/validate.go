@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/agcore/agcore/internal/httpapi"
+	"github.com/agcore/agcore/memory"
 	"github.com/agcore/agcore/providers/scripted"
 	"github.com/agcore/agcore/toolsys"
 )
@@ -18,6 +19,10 @@ var (
 	nameRE    = regexp.MustCompile(`\A[a-zA-Z0-9_-]{1,32}\z`)
 	agentRE   = regexp.MustCompile(`\A[a-zA-Z0-9_.-]{1,64}\z`)
 	envNameRE = regexp.MustCompile(`\A[A-Za-z_][A-Za-z0-9_]*\z`)
+	// fetchHostRE matches an entry of web_fetch.allowed_hosts: "*", a host
+	// name or an IP address, optionally behind "*." (no scheme, port or
+	// path).
+	fetchHostRE = regexp.MustCompile(`\A(\*|(\*\.)?[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?)*|\[[0-9A-Fa-f:.]+\])\z`)
 	// keyLikeRE recognises values that look like a secret rather than the
 	// name of a variable holding one.
 	keyLikeRE = regexp.MustCompile(`\A(sk-|sk_|xox[bp]-|ghp_|gho_|AKIA)|[^A-Za-z0-9_]`)
@@ -68,8 +73,10 @@ func (c *Config) validate() []Problem {
 	}
 	c.validateAgents(&ps)
 	c.validateMCP(&ps)
-	if _, err := toolsys.ParseMode(c.Permissions.Mode); err != nil {
-		ps.add("permissions.mode", "%v", err)
+	if c.Permissions.Mode != "" {
+		if _, err := toolsys.ParseMode(c.Permissions.Mode); err != nil {
+			ps.add("permissions.mode", "%v", err)
+		}
 	}
 	for name, rules := range map[string][]string{"allow": c.Permissions.Allow, "deny": c.Permissions.Deny} {
 		for i, r := range rules {
@@ -86,6 +93,16 @@ func (c *Config) validate() []Problem {
 		ps.add("retry.max_retry_after", "must not be negative, got %v", c.Retry.MaxRetryAfter)
 	}
 	c.validateSandbox(&ps)
+	c.validateCompaction(&ps)
+	c.validateSubAgents(&ps)
+	if c.Knowledge.MaxResults < 0 {
+		ps.add("knowledge.max_results", "must not be negative, got %d", c.Knowledge.MaxResults)
+	}
+	for i, h := range c.WebFetch.AllowedHosts {
+		if !fetchHostRE.MatchString(h) {
+			ps.add(fmt.Sprintf("web_fetch.allowed_hosts[%d]", i), "%q: want a host name (docs.example.com), *.domain for its subdomains, or * for any host", h)
+		}
+	}
 	validateServe(&ps, c.Serve)
 	return ps
 }
@@ -178,6 +195,18 @@ func (c *Config) checkModelRef(ps *problems, key, ref string) {
 	if model == "" && p.DefaultModel == "" && p.Type != TypeScripted {
 		ps.add(key, "%q names no model and provider %s has no default_model", ref, name)
 	}
+	if p.Type == TypeScripted && model != "" && model != p.scriptedModel() {
+		ps.add(key, "provider %s has no model %q (known: %s/%s)", name, model, name, p.scriptedModel())
+	}
+}
+
+// scriptedModel is the one model a scripted provider answers as: its
+// default_model, or scripted.DefaultModel.
+func (p *Provider) scriptedModel() string {
+	if p.DefaultModel != "" {
+		return p.DefaultModel
+	}
+	return scripted.DefaultModel
 }
 
 func (c *Config) validateAgents(ps *problems) {
@@ -203,6 +232,9 @@ func (c *Config) validateAgents(ps *problems) {
 			}
 		}
 		validateLimits(ps, key+".limits", a.Limits, false)
+		if a.Retrieve && !c.Knowledge.Enabled {
+			ps.add(key+".retrieve", "no knowledge base is configured: set knowledge.enabled: true")
+		}
 	}
 	if c.DefaultAgent != "" && !seen[c.DefaultAgent] && !(len(c.Agents) == 0 && c.DefaultAgent == "default") {
 		names := make([]string, len(c.Agents))
@@ -213,6 +245,57 @@ func (c *Config) validateAgents(ps *problems) {
 			names = []string{"default"}
 		}
 		ps.add("default_agent", "unknown agent %q (known: %s)", c.DefaultAgent, strings.Join(names, ", "))
+	}
+}
+
+// validateCompaction checks the compaction section.
+func (c *Config) validateCompaction(ps *problems) {
+	cp := c.Compaction
+	if cp.ContextWindow < 0 {
+		ps.add("compaction.context_window", "must not be negative, got %d", cp.ContextWindow)
+	}
+	if cp.KeepRecent < 0 {
+		ps.add("compaction.keep_recent", "must not be negative, got %d", cp.KeepRecent)
+	}
+	if cp.SummaryModel != "" {
+		c.checkModelRef(ps, "compaction.summary_model", cp.SummaryModel)
+	}
+	if cp.ContextWindow > 0 {
+		reserved := orDefault(cp.ReservedOutput, memory.DefaultReservedOutput)
+		buffer := orDefault(cp.Buffer, memory.DefaultBuffer)
+		if cp.ContextWindow <= reserved+buffer {
+			ps.add("compaction.context_window", "%d leaves no room for the history after reserved_output (%d) and buffer (%d)",
+				cp.ContextWindow, reserved, buffer)
+		}
+	}
+}
+
+// orDefault is v, or def when v is zero, or 0 when v is negative.
+func orDefault(v, def int) int {
+	switch {
+	case v == 0:
+		return def
+	case v < 0:
+		return 0
+	}
+	return v
+}
+
+// validateSubAgents checks the sub_agents section.
+func (c *Config) validateSubAgents(ps *problems) {
+	sa := c.SubAgents
+	negative := []struct {
+		key string
+		bad bool
+	}{
+		{"max_depth", sa.MaxDepth < 0}, {"max_concurrent", sa.MaxConcurrent < 0},
+		{"budget.max_tokens", sa.Budget.MaxTokens < 0}, {"budget.max_cost", sa.Budget.MaxCost < 0},
+		{"budget.max_time", sa.Budget.MaxTime < 0}, {"budget.max_round_trips", sa.Budget.MaxRoundTrips < 0},
+	}
+	for _, n := range negative {
+		if n.bad {
+			ps.add("sub_agents."+n.key, "must not be negative")
+		}
 	}
 }
 

@@ -21,10 +21,11 @@ type PendingApproval struct {
 	Arguments string `json:"arguments,omitempty"`
 	// Reason says why approval is needed.
 	Reason string `json:"reason,omitempty"`
-	// Requested is when the approval was asked; Expires when the request
-	// times out and counts as a denial (zero when it does not).
+	// Requested is when the approval was asked.
 	Requested time.Time `json:"requested"`
-	Expires   time.Time `json:"expires,omitzero"`
+	// Expires is when the request times out and counts as a denial;
+	// absent when it does not.
+	Expires time.Time `json:"expires,omitzero"`
 }
 
 func pendingApproval(p actors.PendingApproval) PendingApproval {
@@ -37,7 +38,7 @@ func pendingApproval(p actors.PendingApproval) PendingApproval {
 // ApprovalAnswer is the body of POST /v1/sessions/{id}/approvals/{call_id}.
 type ApprovalAnswer struct {
 	// Allow runs the call; false refuses it. Required.
-	Allow *bool `json:"allow"`
+	Allow *bool `json:"allow" jsonschema:"required"`
 	// Reason is shown to the model when the call is refused.
 	Reason string `json:"reason"`
 }

@@ -35,6 +35,12 @@
 //	GET    /v1/usage                            the runtime's usage by model -> providers.UsageSnapshot
 //	GET    /healthz, /readyz                    liveness, readiness (503 while shutting down); no auth
 //	GET    /metrics                             Prometheus text format
+//	GET    /v1/openapi.json                     the OpenAPI 3.1 document of these routes
+//
+// The routes are registered from one table (routes.go), from which OpenAPI
+// also builds the document: its schemas are reflected from the Go types the
+// handlers encode and decode, and its tests call every route and validate
+// the answers against it. docs/http-api.md is the guide for people.
 //
 // Every error is {"error": {"code": "...", "message": "..."}} with a 4xx or
 // 5xx status: malformed JSON, an unknown field or a missing one is a 400

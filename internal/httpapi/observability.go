@@ -12,7 +12,9 @@ import (
 
 // Health is the body of /healthz and /readyz.
 type Health struct {
-	Status string `json:"status"` // "ok" or "shutting_down"
+	// Status is "ok". A server that is shutting down answers /readyz
+	// with an error instead.
+	Status string `json:"status" jsonschema:"enum=ok"`
 }
 
 // History is the body of GET /v1/sessions/{id}/history.
@@ -20,8 +22,11 @@ type History struct {
 	Session string `json:"session"`
 	// Turns is the number of turns started.
 	Turns int `json:"turns"`
-	// Messages is the stored conversation: user, assistant and tool
-	// messages, summaries of compacted parts included.
+	// Messages is the conversation as the model saw it: user, assistant
+	// and tool messages, summaries of compacted parts included. A call
+	// cut off by a cancellation or a crash is answered as interrupted, as
+	// the model was told; a call of the turn still running has no answer
+	// yet.
 	Messages []messages.Message `json:"messages"`
 }
 
@@ -88,10 +93,10 @@ func (s *Server) handleHistory(w http.ResponseWriter, r *http.Request) {
 		writeError(w, err)
 		return
 	}
-	msgs := st.History
-	if msgs == nil {
-		msgs = []messages.Message{}
-	}
+	// As the model saw it: a call cut off by a cancellation or a crash is
+	// answered as interrupted; a call of the turn still running has no
+	// answer yet.
+	msgs := st.Messages(memory.ViewOptions{KeepPending: true})
 	writeJSON(w, http.StatusOK, History{Session: id, Turns: st.Turn, Messages: msgs})
 }
 

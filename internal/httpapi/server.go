@@ -185,6 +185,11 @@ type Server struct {
 	origins  originPolicy
 	hosts    hostPolicy
 
+	// public are the paths served without the token (the health probes).
+	public map[string]bool
+	// openAPI builds the OpenAPI document once.
+	openAPI func() ([]byte, error)
+
 	// sessMu orders session creation and deletion (writers) against the
 	// requests that activate an existing session (readers).
 	sessMu sync.RWMutex
@@ -264,28 +269,22 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Token != "" {
 		s.tokenSum = sha256.Sum256([]byte(cfg.Token))
 	}
+	s.openAPI = sync.OnceValues(OpenAPI)
 	s.routes()
 	return s, nil
 }
 
-// routes registers every endpoint.
+// routes registers the endpoints of routeTable, and the fallback that
+// answers the requests none of them matches.
 func (s *Server) routes() {
 	m := http.NewServeMux()
-	m.HandleFunc("GET /healthz", s.handleHealth)
-	m.HandleFunc("GET /readyz", s.handleReady)
-	m.HandleFunc("GET /metrics", s.handleMetrics)
-	m.HandleFunc("GET /v1/usage", s.handleUsage)
-	m.HandleFunc("POST /v1/sessions", s.handleCreate)
-	m.HandleFunc("GET /v1/sessions", s.handleList)
-	m.HandleFunc("GET /v1/sessions/{id}", s.handleGet)
-	m.HandleFunc("DELETE /v1/sessions/{id}", s.handleDelete)
-	m.HandleFunc("POST /v1/sessions/{id}/turns", s.handleTurn)
-	m.HandleFunc("POST /v1/sessions/{id}/cancel", s.handleCancel)
-	m.HandleFunc("GET /v1/sessions/{id}/events", s.handleEvents)
-	m.HandleFunc("GET /v1/sessions/{id}/approvals", s.handleListApprovals)
-	m.HandleFunc("POST /v1/sessions/{id}/approvals/{call_id}", s.handleAnswerApproval)
-	m.HandleFunc("GET /v1/sessions/{id}/history", s.handleHistory)
-	m.HandleFunc("GET /v1/sessions/{id}/usage", s.handleSessionUsage)
+	s.public = map[string]bool{}
+	for _, rt := range routeTable() {
+		m.HandleFunc(rt.pattern(), func(w http.ResponseWriter, r *http.Request) { rt.handle(s, w, r) })
+		if rt.doc.public {
+			s.public[rt.path] = true
+		}
+	}
 	m.HandleFunc("/", s.handleFallback)
 	s.mux = m
 }
@@ -332,7 +331,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !s.guard(rec, r) {
 		return
 	}
-	public := r.URL.Path == "/healthz" || r.URL.Path == "/readyz"
+	public := s.public[r.URL.Path]
 	if !public && !s.authorized(r) {
 		rec.Header().Set("WWW-Authenticate", `Bearer realm="agcore"`)
 		msg := "missing bearer token: send Authorization: Bearer <token>"

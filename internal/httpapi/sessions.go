@@ -23,7 +23,8 @@ const (
 // CreateSessionRequest is the body of POST /v1/sessions. Both fields are
 // optional.
 type CreateSessionRequest struct {
-	// ID is the new session's id. Empty means a random id.
+	// ID is the new session's id: at most 512 bytes, without '/' or NUL.
+	// Empty means a random id.
 	ID string `json:"id"`
 	// Agent is the session's agent profile. Empty means the runtime's
 	// default agent.
@@ -33,9 +34,10 @@ type CreateSessionRequest struct {
 // SessionStatus is the body of GET /v1/sessions/{id} and of a created
 // session.
 type SessionStatus struct {
-	ID     string `json:"id"`
-	Agent  string `json:"agent"`
-	Status string `json:"status"` // "idle" or "running"
+	ID    string `json:"id"`
+	Agent string `json:"agent"`
+	// Status is "idle", or "running" while a turn runs.
+	Status string `json:"status" jsonschema:"enum=idle,enum=running"`
 	// Turn is the running turn's index, or the next turn's when idle.
 	Turn     int            `json:"turn"`
 	TurnID   string         `json:"turn_id,omitempty"`

@@ -17,11 +17,12 @@ const maxTurnIDLen = 128
 
 // TurnRequest is the body of POST /v1/sessions/{id}/turns.
 type TurnRequest struct {
-	// Input is the user message. Required.
-	Input string `json:"input"`
-	// TurnID is the client's id of the submission. Resubmitting an id the
-	// session has seen does not run the turn again: the request follows the
-	// turn in progress, or reports how it ended. Empty means a fresh id.
+	// Input is the user message. Required, and not blank.
+	Input string `json:"input" jsonschema:"required,pattern=\\S"`
+	// TurnID is the client's id of the submission, at most 128 bytes.
+	// Resubmitting an id the session has seen does not run the turn again:
+	// the request follows the turn in progress, or reports how it ended.
+	// Empty means a fresh id.
 	TurnID string `json:"turn_id"`
 }
 

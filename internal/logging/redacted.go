@@ -15,13 +15,25 @@ import (
 // embedding program passed in) to something that may log secrets, such as a
 // tool. Each event is encoded, masked with [redact.Redactor.JSON], decoded,
 // and logged again through l with its level, message and fields in order; l
-// adds its own context and timestamp. A disabled l is returned as it is,
-// and events below l's level cost nothing.
+// adds its own context and timestamp. A disabled l, and the zero Logger
+// (which writes nowhere), are returned as they are, and events below l's
+// level cost nothing.
 func Redacted(l zerolog.Logger, r *redact.Redactor) zerolog.Logger {
-	if l.GetLevel() == zerolog.Disabled {
+	if l.GetLevel() == zerolog.Disabled || !writes(l) {
 		return l
 	}
 	return zerolog.New(r.JSONWriter(relay{l})).Level(l.GetLevel())
+}
+
+// writes reports whether l has somewhere to write: false for the zero
+// Logger. l's sampler is not consulted, and a global level that disables
+// every logger (for now) counts as writing.
+func writes(l zerolog.Logger) bool {
+	if zerolog.GlobalLevel() == zerolog.Disabled {
+		return true
+	}
+	unsampled := l.Sample(nil)
+	return unsampled.Log() != nil
 }
 
 // relay logs each JSON event written to it through l.

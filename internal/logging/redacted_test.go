@@ -43,3 +43,13 @@ func TestRedacted(t *testing.T) {
 		t.Error("a disabled logger was wrapped")
 	}
 }
+
+// TestRedacted_ZeroLogger wraps the zero Logger, which writes nowhere: the
+// result costs nothing per event, instead of encoding, masking and
+// decoding events that are then dropped.
+func TestRedacted_ZeroLogger(t *testing.T) {
+	l := Redacted(zerolog.Logger{}, redact.New())
+	if n := testing.AllocsPerRun(100, func() { l.Debug().Str("k", "v").Msgf("writing %d entries", 3) }); n != 0 {
+		t.Errorf("an event of the wrapped zero Logger allocates %.0f times, want none", n)
+	}
+}

@@ -38,6 +38,9 @@ type api struct {
 	log                  zerolog.Logger
 	now                  func() time.Time
 	redactor             *redact.Redactor
+	// readers are the read buffers of streamed replies, reused from one
+	// reply to the next.
+	readers readerPool
 }
 
 var _ providers.Provider = (*api)(nil)

@@ -69,7 +69,7 @@ func fromUsage(u oai.Usage) messages.Usage {
 // fromStreamChunk maps one streamed chunk. Only the first choice is read
 // (agcore never asks for more than one). A tool-call fragment without an
 // index takes its position in the chunk.
-func fromStreamChunk(r *oai.ChatCompletionStreamResponse) providers.Chunk {
+func fromStreamChunk(r *wireChunk) providers.Chunk {
 	c := providers.Chunk{ID: r.ID, Model: r.Model}
 	if r.Usage != nil {
 		u := fromUsage(*r.Usage)

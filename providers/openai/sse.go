@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sync"
 )
 
 // maxLine caps one line of the event stream.
@@ -23,13 +24,50 @@ var doneMarker = []byte("[DONE]")
 // may or may not be followed by a space; an empty data line is skipped;
 // "\r\n" line ends are accepted. A line that starts with "{" is taken as a
 // bare JSON payload, which some servers send for errors.
+//
+// Its read buffer comes from a pool and goes back with release.
 type sseReader struct {
 	r    *bufio.Reader
+	pool *readerPool
 	line []byte
 }
 
-func newSSEReader(r io.Reader) *sseReader {
-	return &sseReader{r: bufio.NewReaderSize(r, 32<<10)}
+// readBufferSize is the size of a stream's read buffer: lines up to this
+// long are returned without a copy.
+const readBufferSize = 32 << 10
+
+// readerPool keeps the read buffers of finished streams for the next ones,
+// so that a streamed reply does not allocate (and the collector does not
+// sweep) a 32 KiB buffer of its own. The zero value is ready to use.
+type readerPool struct{ p sync.Pool }
+
+// get returns a buffered reader of r, reused when one is free.
+func (rp *readerPool) get(r io.Reader) *bufio.Reader {
+	if br, ok := rp.p.Get().(*bufio.Reader); ok {
+		br.Reset(r)
+		return br
+	}
+	return bufio.NewReaderSize(r, readBufferSize)
+}
+
+// put gives br back once nothing reads from it or holds a slice of its
+// buffer. It drops the reference to the body br was reading.
+func (rp *readerPool) put(br *bufio.Reader) {
+	br.Reset(nil)
+	rp.p.Put(br)
+}
+
+func newSSEReader(pool *readerPool, r io.Reader) *sseReader {
+	return &sseReader{r: pool.get(r), pool: pool}
+}
+
+// release gives the read buffer back to its pool. The reader must not be
+// used afterwards; payloads it returned are invalid.
+func (d *sseReader) release() {
+	if d.r != nil {
+		d.pool.put(d.r)
+		d.r, d.line = nil, nil
+	}
 }
 
 // next returns the next payload. The slice is valid until the following

@@ -43,14 +43,39 @@ func newStream(a *api, ctx context.Context, cancel context.CancelCauseFunc, body
 	if idle != nil {
 		r = &idleReader{r: body, t: idle, d: a.timeout}
 	}
-	s.sse = newSSEReader(r)
+	s.sse = newSSEReader(&a.readers, r)
 	return s
 }
 
-// wireChunk is one streamed event: a chunk, or an error event.
+// wireChunk is one streamed event: a chunk, or an error event. It holds
+// the members of go-openai's ChatCompletionStreamResponse that a Chunk
+// carries, and nothing else, so that decoding skips the rest.
 type wireChunk struct {
-	oai.ChatCompletionStreamResponse
-	Error json.RawMessage `json:"error,omitempty"`
+	ID      string          `json:"id"`
+	Model   string          `json:"model"`
+	Choices []wireChoice    `json:"choices"`
+	Usage   *oai.Usage      `json:"usage,omitempty"`
+	Error   json.RawMessage `json:"error,omitempty"`
+}
+
+// wireChoice is one choice of a streamed chunk.
+type wireChoice struct {
+	Index int `json:"index"`
+	Delta struct {
+		Content   string         `json:"content"`
+		ToolCalls []wireToolCall `json:"tool_calls"`
+	} `json:"delta"`
+	FinishReason oai.FinishReason `json:"finish_reason"`
+}
+
+// wireToolCall is a fragment of a tool call in a streamed chunk.
+type wireToolCall struct {
+	Index    *int   `json:"index"`
+	ID       string `json:"id"`
+	Function struct {
+		Name      string `json:"name"`
+		Arguments string `json:"arguments"`
+	} `json:"function"`
 }
 
 // Recv implements providers.Stream. A malformed data line is returned as an
@@ -102,7 +127,7 @@ func (s *stream) decode(payload []byte) (providers.Chunk, error) {
 	if len(w.Error) > 0 && !bytes.Equal(w.Error, []byte("null")) {
 		return providers.Chunk{}, s.a.classify(s.ctx, apiError(w.Error), nil)
 	}
-	return fromStreamChunk(&w.ChatCompletionStreamResponse), nil
+	return fromStreamChunk(&w), nil
 }
 
 // end makes err the stream's final result and releases the connection.
@@ -119,7 +144,9 @@ func (s *stream) Response() *messages.Response { return s.acc.Response() }
 var errClosed = errors.New("openai: stream closed")
 
 // Close implements providers.Stream. Recv after Close fails with Kind
-// canceled.
+// canceled. Close gives the stream's read buffer back to the provider's
+// pool, so it must not run while Recv does (a Stream is used by one
+// goroutine).
 func (s *stream) Close() error {
 	if s.err == nil {
 		s.err = &providers.Error{Kind: providers.KindCanceled, Provider: s.a.name, Err: errClosed}
@@ -130,6 +157,7 @@ func (s *stream) Close() error {
 		}
 		s.closeErr = s.body.Close()
 		s.cancel(context.Canceled)
+		s.sse.release()
 	})
 	return s.closeErr
 }

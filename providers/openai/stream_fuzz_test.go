@@ -15,7 +15,9 @@ import (
 // FuzzStream feeds arbitrary bytes to the stream decoder as a response
 // body. The stream must end (io.EOF or one final error) without panicking,
 // every error but a malformed line must be a *providers.Error, and the
-// assembled response must hold exactly the text that was streamed.
+// assembled response must hold exactly the text that was streamed. Every
+// input is read through one provider, so each reuses read buffers earlier
+// inputs gave back.
 func FuzzStream(f *testing.F) {
 	for _, seed := range []string{
 		"data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"hi\"},\"finish_reason\":null}]}\n\ndata: [DONE]\n\n",
@@ -28,9 +30,9 @@ func FuzzStream(f *testing.F) {
 	} {
 		f.Add([]byte(seed))
 	}
+	a := &api{name: DefaultName, now: time.Now}
 	f.Fuzz(func(t *testing.T, body []byte) {
 		ctx, cancel := context.WithCancelCause(context.Background())
-		a := &api{name: DefaultName, now: time.Now}
 		s := newStream(a, ctx, cancel, io.NopCloser(bytes.NewReader(body)), nil)
 		defer s.Close()
 		var text strings.Builder

@@ -195,7 +195,7 @@ func isEcho(w *syntax.Word) bool {
 			return false
 		}
 	}
-	fields, err := expand.Fields(nil, w)
+	fields, err := expand.Fields(&expand.Config{}, w)
 	if err != nil || len(fields) != 1 {
 		return false
 	}

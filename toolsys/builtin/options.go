@@ -31,6 +31,12 @@ type Options struct {
 	FetchMaxBytes int64
 	// FetchTimeout bounds one web_fetch call. Zero means 30 seconds.
 	FetchTimeout time.Duration
+	// FetchAllowedHosts are the hosts web_fetch may reach, on every
+	// redirect too: "docs.example.com", "*.example.com" for any subdomain
+	// (not example.com itself), "*" for any host. A call whose Context
+	// names AllowedHosts uses those instead. Empty means none: web_fetch
+	// refuses every URL, and its description tells the model so.
+	FetchAllowedHosts []string
 	// GrepMaxResults is grep's default result cap. Zero means 200.
 	GrepMaxResults int
 	// GlobMaxResults caps the paths glob returns. Zero means 500.

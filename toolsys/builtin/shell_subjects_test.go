@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -557,4 +558,22 @@ git diff --stat | tail -1
 			}
 		})
 	}
+}
+
+// TestScriptSubjects_Concurrent resolves scripts from many goroutines at
+// once; under the race detector it fails if resolving shares state between
+// calls (a nil expand.Config makes mvdan.cc/sh write a shared one).
+func TestScriptSubjects_Concurrent(t *testing.T) {
+	scripts := []string{"echo 'a b' \"c\"", "cat <<EOF\nx\nEOF", "git status && ls -la", `X=1 env -i rm -f "v"`}
+	var wg sync.WaitGroup
+	for i := range 16 {
+		wg.Go(func() {
+			for range 20 {
+				if s := scriptSubjects(scripts[i%len(scripts)]); len(s.Parts) == 0 {
+					t.Errorf("no parts for %q", scripts[i%len(scripts)])
+				}
+			}
+		})
+	}
+	wg.Wait()
 }

@@ -336,7 +336,7 @@ func (r *resolver) heredoc(rd *syntax.Redirect, sc scope) input {
 		}
 	}
 	if literal {
-		if text, err := expand.Document(nil, rd.Hdoc); err == nil {
+		if text, err := expand.Document(&expand.Config{}, rd.Hdoc); err == nil {
 			r.noteLatent(text)
 			return input{kind: inputText, text: text}
 		}
@@ -454,8 +454,10 @@ func (r *resolver) word(w *syntax.Word, sc scope) word {
 	}
 	if literal {
 		// With no environment and no directory reader, expanding a
-		// literal word is quote removal only: one field, never globbed.
-		if f, err := expand.Fields(nil, w); err == nil && len(f) == 1 {
+		// literal word is quote removal only: one field, never globbed. A
+		// fresh Config each time: a nil one makes the package share (and
+		// write) one, which races between calls.
+		if f, err := expand.Fields(&expand.Config{}, w); err == nil && len(f) == 1 {
 			return word{text: f[0], literal: true, glob: glob}
 		}
 	}

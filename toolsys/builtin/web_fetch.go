@@ -9,6 +9,7 @@ import (
 	"mime"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -28,29 +29,39 @@ type WebFetchParams struct {
 }
 
 // WebFetch is the web_fetch tool: it fetches an http or https URL whose host
-// the call's AllowedHosts permit (on every redirect too), within a size and
-// a time limit. HTML comes back as readable text, other text as it is;
+// the configured hosts (Options.FetchAllowedHosts), or the call's
+// AllowedHosts, permit (on every redirect too), within a size and a time
+// limit. HTML comes back as readable text, other text as it is;
 // binary content is refused.
 type WebFetch struct {
 	client   *http.Client
 	maxBytes int64
 	timeout  time.Duration
+	allowed  []string
 }
 
-// NewWebFetch returns web_fetch; it uses opts.HTTPClient, opts.FetchMaxBytes
-// and opts.FetchTimeout.
+// NewWebFetch returns web_fetch; it uses opts.HTTPClient, opts.FetchMaxBytes,
+// opts.FetchTimeout and opts.FetchAllowedHosts.
 func NewWebFetch(opts Options) *WebFetch {
 	o := opts.withDefaults()
-	return &WebFetch{client: o.HTTPClient, maxBytes: o.FetchMaxBytes, timeout: o.FetchTimeout}
+	return &WebFetch{client: o.HTTPClient, maxBytes: o.FetchMaxBytes, timeout: o.FetchTimeout, allowed: slices.Clone(o.FetchAllowedHosts)}
 }
 
 // Name returns "web_fetch".
 func (*WebFetch) Name() string { return "web_fetch" }
 
-// Description tells the model how to use web_fetch.
-func (*WebFetch) Description() string {
-	return "Fetch a web page or other text resource over http or https. HTML is converted to readable " +
+// Description tells the model how to use web_fetch, and which hosts it
+// may reach.
+func (t *WebFetch) Description() string {
+	d := "Fetch a web page or other text resource over http or https. HTML is converted to readable " +
 		"text with links as text (url). Only permitted hosts can be reached; binary content is refused."
+	switch {
+	case slices.Contains(t.allowed, "*"):
+		return d + " Any host is permitted."
+	case len(t.allowed) > 0:
+		return d + " Permitted hosts: " + strings.Join(t.allowed, ", ") + "."
+	}
+	return d
 }
 
 // Permission is PermReadOnly.
@@ -99,6 +110,9 @@ func (t *WebFetch) Execute(ctx context.Context, p WebFetchParams, tc *toolsys.Co
 		tc = &toolsys.Context{}
 	}
 	allowed := tc.AllowedHosts
+	if len(allowed) == 0 {
+		allowed = t.allowed
+	}
 	if err := checkURL(u, allowed); err != nil {
 		return toolsys.ErrorResult("%v", err), nil
 	}

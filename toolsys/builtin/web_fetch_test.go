@@ -156,3 +156,45 @@ func TestHostAllowed(t *testing.T) {
 		}
 	}
 }
+
+// TestWebFetch_ConfiguredHosts checks that the hosts configured on the tool
+// let it fetch when the call's Context names none, that the Context's hosts
+// take their place when it does, and that the description says which hosts
+// may be reached.
+func TestWebFetch_ConfiguredHosts(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/plain")
+		_, _ = w.Write([]byte("configured\n"))
+	}))
+	defer srv.Close()
+	tests := []struct {
+		name    string
+		hosts   []string
+		tc      *toolsys.Context
+		wantOK  bool
+		wantDoc string
+	}{
+		{"none configured", nil, &toolsys.Context{}, false, "Only permitted hosts can be reached; binary content is refused."},
+		{"configured", []string{"127.0.0.1"}, &toolsys.Context{}, true, "Permitted hosts: 127.0.0.1."},
+		{"any", []string{"*"}, nil, true, "Any host is permitted."},
+		{"the call's hosts take their place", []string{"127.0.0.1"}, &toolsys.Context{AllowedHosts: []string{"docs.example.com"}}, false, "Permitted hosts: 127.0.0.1."},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			wf := NewWebFetch(Options{FetchAllowedHosts: tt.hosts})
+			if d := wf.Description(); !strings.HasSuffix(d, tt.wantDoc) {
+				t.Errorf("description %q does not end with %q", d, tt.wantDoc)
+			}
+			r, err := wf.Execute(t.Context(), WebFetchParams{URL: srv.URL}, tt.tc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ok := !r.IsError && r.Content == "configured\n"; ok != tt.wantOK {
+				t.Errorf("result %+v, want fetched = %v", r, tt.wantOK)
+			}
+			if !tt.wantOK && !strings.Contains(r.Content, "outbound host not allowed") {
+				t.Errorf("refusal %q does not say why", r.Content)
+			}
+		})
+	}
+}

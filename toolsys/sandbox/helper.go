@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"sync/atomic"
 )
 
 // Main turns the process into a sandbox helper when a Sandbox started it,
@@ -21,16 +22,25 @@ import (
 // command, which keeps the helper's process id (and process group). When
 // the rules cannot be applied it reports why to the parent and exits.
 //
-// A Sandbox whose program does not call Main notices it (the helper does
-// not answer) and reports commands as unconfined; to find out, it runs the
-// program once with the argument -test.run=^$ and its output discarded,
-// and kills it after Config.StartTimeout.
+// Main also records that this program calls it: a Sandbox that would
+// re-execute this program (Config.Executable empty) and finds Main was not
+// called reports commands as unconfined at once, and never starts the
+// program, whose main might do anything with its arguments. A helper named
+// by Config.Executable is probed by running it once (with the argument
+// -test.run=^$, its output discarded, killed after Config.StartTimeout);
+// one that does not answer is reported unconfined.
 func Main() {
 	if os.Getenv(helperEnv) != helperValue {
+		mainCalled.Store(true)
 		return
 	}
 	os.Exit(helper())
 }
+
+// mainCalled records that this process called Main. It is the one piece
+// of package state: whether the program installed the hook is a fact about
+// the process, not about any Sandbox.
+var mainCalled atomic.Bool
 
 // helper runs the helper side of the protocol and returns the exit code
 // when it cannot execute the command.

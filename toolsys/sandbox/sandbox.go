@@ -109,6 +109,9 @@ func (s *Sandbox) probe(ctx context.Context) Status {
 	if _, err := hostABI(); err != nil {
 		return Status{Reason: err.Error()}
 	}
+	if s.cfg.Executable == "" && !mainCalled.Load() {
+		return Status{Reason: fmt.Sprintf("%s does not call sandbox.Main first thing in main", s.executableName())}
+	}
 	s.goroot = findGOROOT()
 	bash, err := exec.LookPath("bash")
 	if err != nil {
@@ -116,6 +119,7 @@ func (s *Sandbox) probe(ctx context.Context) Status {
 	}
 	cmd := exec.Command(bash, "-c", "exit 0")
 	cmd.Env = []string{"PATH=/usr/bin:/bin"}
+	ownGroup(cmd) // a helper that fails the probe is killed with whatever it started
 	abi, release, err := s.start(ctx, cmd, "")
 	if err != nil {
 		if errors.Is(err, errNoAnswer) {
@@ -220,7 +224,7 @@ func (s *Sandbox) start(ctx context.Context, cmd *exec.Cmd, workspace string) (a
 	}
 	abi, err = handshake(ctx, sp, specW, statR, s.cfg.StartTimeout)
 	if err != nil {
-		_ = cmd.Process.Kill()
+		killStarted(cmd)
 		_ = cmd.Wait()
 		release()
 		return 0, nil, err
@@ -253,7 +257,9 @@ func handshake(ctx context.Context, sp spec, specW, statR *os.File, timeout time
 		answer, err = io.ReadAll(io.LimitReader(statR, maxStatus))
 	}
 	switch {
-	case ctx.Err() != nil:
+	case err != nil && ctx.Err() != nil:
+		// The wait was cut short by ctx; an answer read whole still counts,
+		// since the command is running by then.
 		return 0, context.Cause(ctx)
 	case errors.Is(err, os.ErrDeadlineExceeded):
 		return 0, fmt.Errorf("sandbox: the helper did not answer within %s: the program does not call sandbox.Main first thing in main, or StartTimeout is too short", timeout)

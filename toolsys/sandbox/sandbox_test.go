@@ -306,3 +306,67 @@ func TestStart_InheritedDescriptorsAreClosed(t *testing.T) {
 		t.Fatalf("the command read a descriptor opened outside the sandbox: %v\n%s", err, out)
 	}
 }
+
+// TestStatus_ProgramWithoutHookIsNotStarted builds a program that uses a
+// Sandbox without calling Main: the Sandbox reports commands unconfined,
+// naming the missing hook, and never re-executes the program, whose main
+// might do anything with the helper's arguments.
+func TestStatus_ProgramWithoutHookIsNotStarted(t *testing.T) {
+	gobin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("the go command is not on PATH")
+	}
+	exe := filepath.Join(t.TempDir(), "nohook")
+	if out, err := exec.Command(gobin, "build", "-o", exe, "./testdata/nohook").CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	marker := exe + ".started"
+	out, err := exec.Command(exe).Output()
+	if err != nil {
+		t.Fatalf("nohook: %v", err)
+	}
+	if got := strings.TrimSpace(string(out)); !strings.HasPrefix(got, "unconfined: ") || !strings.Contains(got, "does not call sandbox.Main") {
+		t.Errorf("status = %q", got)
+	}
+	if _, err := os.Stat(marker); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the program was started as a helper (%v)", err)
+	}
+}
+
+// TestStart_FailedStartKillsTheGroup uses a helper that starts a child of
+// its own and never answers: when the start fails (here, the probe's), the
+// helper's whole process group is killed, the child included.
+func TestStart_FailedStartKillsTheGroup(t *testing.T) {
+	if _, err := exec.LookPath("bash"); err != nil {
+		t.Skip("no bash")
+	}
+	dir := t.TempDir()
+	pidFile := filepath.Join(dir, "child.pid")
+	helper := filepath.Join(dir, "helper")
+	script := "#!/bin/sh\nsleep 300 &\necho $! > " + pidFile + ".tmp\nmv " + pidFile + ".tmp " + pidFile + "\nexec sleep 300\n"
+	if err := os.WriteFile(helper, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	s := sandbox.New(sandbox.Config{Executable: helper, StartTimeout: 300 * time.Millisecond, Mode: sandbox.Warn})
+	cmd := exec.Command("/bin/true")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if _, err := s.Start(context.Background(), cmd, dir); err == nil {
+		t.Fatal("Start succeeded with a helper that never answers")
+	}
+	b, err := os.ReadFile(pidFile)
+	if err != nil {
+		t.Fatalf("the helper's child did not start: %v", err)
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The child is ours only through the helper; once killed it is reaped
+	// by init, so "gone or a zombie" is dead.
+	if err := syscall.Kill(pid, 0); err == nil {
+		st, _ := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+		if f := strings.Fields(string(st)); len(f) < 3 || f[2] != "Z" {
+			t.Errorf("the helper's child %d survived the failed start: %s", pid, st)
+		}
+	}
+}

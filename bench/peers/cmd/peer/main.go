@@ -8,6 +8,8 @@
 //	go build -tags langchaingo    -o bin/langchaingo ./cmd/peer
 //	go build -tags agcore_loop    -o bin/agcore-loop ./cmd/peer
 //	go build -tags agcore_runtime -o bin/agcore-runtime ./cmd/peer
+//	go build -tags agcore_runtime_reuse -o bin/agcore-runtime-reuse ./cmd/peer
+//	go build -tags agcore_runtime_disk  -o bin/agcore-runtime-disk ./cmd/peer
 //	go build -tags bare_stream    -o bin/bare-stream ./cmd/peer
 //
 // Usage:

@@ -1,4 +1,4 @@
-//go:build !eino_react && !eino_adk && !langchaingo && !agcore_loop && !agcore_runtime && !bare_stream
+//go:build !eino_react && !eino_adk && !langchaingo && !agcore_loop && !agcore_runtime && !agcore_runtime_reuse && !agcore_runtime_disk && !bare_stream
 
 package main
 

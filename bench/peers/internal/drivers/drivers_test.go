@@ -23,7 +23,8 @@ import (
 )
 
 var peers = []harness.Peer{
-	bare.Peer, bare.StreamPeer, agcoreloop.Peer, agcoreruntime.Peer, einoreact.Peer, einoadk.Peer, langchaingo.Peer,
+	bare.Peer, bare.StreamPeer, agcoreloop.Peer, agcoreruntime.Peer, agcoreruntime.ReusePeer, agcoreruntime.DiskPeer,
+	einoreact.Peer, einoadk.Peer, langchaingo.Peer,
 }
 
 // startMock serves script and returns the API's base URL.

@@ -8,9 +8,10 @@ import (
 // Driver runs turns of the workload on one peer. It must be safe for
 // concurrent use: Run calls Turn from several goroutines at once.
 type Driver interface {
-	// Turn runs one complete turn as a fresh conversation (the user
-	// question, the tool call, the answer) and checks the answer with
-	// workload.CheckAnswer. Any error fails the run.
+	// Turn runs one complete turn (the user question, the tool call, the
+	// answer), as a fresh conversation unless the driver says otherwise,
+	// and checks the answer with workload.CheckAnswer. Any error fails the
+	// run.
 	Turn(ctx context.Context) error
 	// Close releases what the driver holds.
 	Close() error

@@ -1,0 +1,149 @@
+package openai
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"io"
+	"runtime"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/agcore/agcore/providers"
+)
+
+// countReaders makes a's pool count the read buffers it creates.
+func countReaders(a *api) *atomic.Int64 {
+	var n atomic.Int64
+	a.readers.p.New = func() any {
+		n.Add(1)
+		return bufio.NewReaderSize(nil, readBufferSize)
+	}
+	return &n
+}
+
+// TestStream_ReadBufferReused reads replies one after the other and checks
+// that they share read buffers instead of allocating one (32 KiB) each:
+// few buffers are created, and a reply allocates less than one buffer's
+// worth of bytes in all.
+func TestStream_ReadBufferReused(t *testing.T) {
+	a := &api{name: DefaultName, now: time.Now}
+	created := countReaders(a)
+	body := replyBody()
+	const replies = 200
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	for range replies {
+		n, err := readReply(a, body)
+		if err != nil || n == 0 {
+			t.Fatalf("readReply = %d chunks, %v", n, err)
+		}
+	}
+	runtime.ReadMemStats(&after)
+	if got := created.Load(); got >= replies/2 {
+		t.Errorf("%d read buffers created for %d replies read one after the other, want them reused", got, replies)
+	}
+	perReply := (after.TotalAlloc - before.TotalAlloc) / replies
+	if !raceEnabled && perReply >= readBufferSize {
+		t.Errorf("a reply allocated %d bytes, want less than the %d of its read buffer", perReply, readBufferSize)
+	}
+}
+
+// TestStream_ReadBufferNotShared interleaves two open streams of one
+// provider and reads a closed one again: each stream reads its own body
+// only, and a closed stream whose buffer went back to the pool (and to the
+// other stream) reports that it is closed instead of reading someone
+// else's data.
+func TestStream_ReadBufferNotShared(t *testing.T) {
+	a := &api{name: DefaultName, now: time.Now}
+	open := func(text string) *stream {
+		var b strings.Builder
+		for _, w := range strings.Fields(text) {
+			b.WriteString(`data: {"choices":[{"index":0,"delta":{"content":"` + w + ` "},"finish_reason":null}]}` + "\n\n")
+		}
+		b.WriteString(`data: {"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}` + "\n\ndata: [DONE]\n\n")
+		ctx, cancel := context.WithCancelCause(context.Background())
+		return newStream(a, ctx, cancel, io.NopCloser(strings.NewReader(b.String())), nil)
+	}
+	s1, s2 := open("one two three four"), open("uno dos tres cuatro")
+	var got1, got2 strings.Builder
+	for {
+		c1, err1 := s1.Recv()
+		c2, err2 := s2.Recv()
+		got1.WriteString(c1.Text)
+		got2.WriteString(c2.Text)
+		if errors.Is(err1, io.EOF) && errors.Is(err2, io.EOF) {
+			break
+		}
+		if err1 != nil && !errors.Is(err1, io.EOF) || err2 != nil && !errors.Is(err2, io.EOF) {
+			t.Fatalf("Recv = %v, %v", err1, err2)
+		}
+	}
+	if got1.String() != "one two three four " || got2.String() != "uno dos tres cuatro " {
+		t.Fatalf("streams read %q and %q", got1.String(), got2.String())
+	}
+
+	s3 := open("alpha beta")
+	if c, err := s3.Recv(); err != nil || c.Text != "alpha " {
+		t.Fatalf("first Recv = %+v, %v", c, err)
+	}
+	if err := s3.Close(); err != nil {
+		t.Fatal(err)
+	}
+	s4 := open("gamma delta")
+	defer s4.Close()
+	if c, err := s4.Recv(); err != nil || c.Text != "gamma " {
+		t.Fatalf("Recv on the next stream = %+v, %v", c, err)
+	}
+	c, err := s3.Recv()
+	if pe, ok := errors.AsType[*providers.Error](err); !ok || pe.Kind != providers.KindCanceled || c.Text != "" {
+		t.Fatalf("Recv after Close = %+v, %v; want a canceled error and no data", c, err)
+	}
+	if got := s4.Response().Message.Text(); got != "gamma " {
+		t.Fatalf("next stream's response %q", got)
+	}
+}
+
+// TestStream_SkipsWhatChunksDoNotCarry streams chunks that hold large
+// members a Chunk has no place for (log probabilities of every token,
+// content filter results): decoding them allocates no more than decoding
+// the same chunks without those members, give or take a kilobyte, since
+// nothing is built for them.
+func TestStream_SkipsWhatChunksDoNotCarry(t *testing.T) {
+	var logprobs strings.Builder
+	logprobs.WriteString(`"logprobs":{"content":[`)
+	for i := range 200 {
+		if i > 0 {
+			logprobs.WriteString(",")
+		}
+		logprobs.WriteString(`{"token":"tok","logprob":-0.25,"bytes":[116,111,107],"top_logprobs":[{"token":"a","logprob":-1.5,"bytes":[97]}]}`)
+	}
+	logprobs.WriteString(`]},"content_filter_results":{"hate":{"filtered":false,"severity":"safe"},"violence":{"filtered":false,"severity":"safe"}},`)
+	body := func(extra string) []byte {
+		var b strings.Builder
+		for _, w := range strings.Fields("one two three four five six seven eight") {
+			b.WriteString(`data: {"id":"c","model":"m","choices":[{"index":0,` + extra + `"delta":{"content":"` + w + ` "},"finish_reason":null}]}` + "\n\n")
+		}
+		b.WriteString(`data: {"id":"c","model":"m","choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}` + "\n\ndata: [DONE]\n\n")
+		return []byte(b.String())
+	}
+	a := &api{name: DefaultName, now: time.Now}
+	allocated := func(b []byte) uint64 {
+		const replies = 20
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		for range replies {
+			if n, err := readReply(a, b); err != nil || n != 9 {
+				t.Fatalf("readReply = %d chunks, %v", n, err)
+			}
+		}
+		runtime.ReadMemStats(&after)
+		return (after.TotalAlloc - before.TotalAlloc) / replies
+	}
+	plain, heavy := allocated(body("")), allocated(body(logprobs.String()))
+	if heavy > plain+1024 {
+		t.Errorf("a reply allocated %d bytes with log probabilities, %d without, want about the same", heavy, plain)
+	}
+}
