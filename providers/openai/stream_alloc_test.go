@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"math"
 	"runtime"
 	"strings"
 	"sync/atomic"
@@ -109,8 +110,8 @@ func TestStream_ReadBufferNotShared(t *testing.T) {
 // TestStream_SkipsWhatChunksDoNotCarry streams chunks that hold large
 // members a Chunk has no place for (log probabilities of every token,
 // content filter results): decoding them allocates no more than decoding
-// the same chunks without those members, give or take a kilobyte, since
-// nothing is built for them.
+// the same chunks without those members, give or take a few kilobytes,
+// since nothing is built for them.
 func TestStream_SkipsWhatChunksDoNotCarry(t *testing.T) {
 	var logprobs strings.Builder
 	logprobs.WriteString(`"logprobs":{"content":[`)
@@ -130,20 +131,30 @@ func TestStream_SkipsWhatChunksDoNotCarry(t *testing.T) {
 		return []byte(b.String())
 	}
 	a := &api{name: DefaultName, now: time.Now}
+	// The process-wide counters also see what other goroutines allocate
+	// meanwhile, which only ever adds: the least of a few rounds is the
+	// reply's own cost.
 	allocated := func(b []byte) uint64 {
-		const replies = 20
-		var before, after runtime.MemStats
-		runtime.ReadMemStats(&before)
-		for range replies {
-			if n, err := readReply(a, b); err != nil || n != 9 {
-				t.Fatalf("readReply = %d chunks, %v", n, err)
+		const replies, rounds = 20, 5
+		least := uint64(math.MaxUint64)
+		for range rounds {
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			for range replies {
+				if n, err := readReply(a, b); err != nil || n != 9 {
+					t.Fatalf("readReply = %d chunks, %v", n, err)
+				}
 			}
+			runtime.ReadMemStats(&after)
+			least = min(least, (after.TotalAlloc-before.TotalAlloc)/replies)
 		}
-		runtime.ReadMemStats(&after)
-		return (after.TotalAlloc - before.TotalAlloc) / replies
+		return least
 	}
 	plain, heavy := allocated(body("")), allocated(body(logprobs.String()))
-	if heavy > plain+1024 {
+	// Decoding the log probabilities would cost over 100 KB a reply; the
+	// few kilobytes allowed are the buffer for lines this long, grown
+	// again when a collection has emptied the pool that keeps it.
+	if heavy > plain+4096 {
 		t.Errorf("a reply allocated %d bytes with log probabilities, %d without, want about the same", heavy, plain)
 	}
 }
