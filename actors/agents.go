@@ -1,22 +1,20 @@
 package actors
 
+// This file holds AgentProfile and its compiled form, agent.
+
 import (
-	"bytes"
-	"context"
 	"fmt"
 	"maps"
 	"path"
 	"slices"
-	"strings"
 	"text/template"
-	"time"
 
-	"github.com/agcore/agcore/messages"
+	"github.com/agcore/agcore/providers"
 )
 
-// DefaultAgentName is the name of the profile a runtime configured without
+// defaultAgentName is the name of the profile a runtime configured without
 // agents uses.
-const DefaultAgentName = "default"
+const defaultAgentName = "default"
 
 // AgentProfile is a role a session can play: its prompt, model, tools and
 // limits. Switching the profile of a live session is journaled.
@@ -54,11 +52,8 @@ type agent struct {
 	limits Limits
 }
 
-// allowed reports whether the agent may call the named tool.
-func (a *agent) allowed(name string) bool {
-	if name == retrieveToolName {
-		return a.Retrieve
-	}
+// allows reports whether the agent's allow-list admits the named tool.
+func (a *agent) allows(name string) bool {
 	if a.Tools == nil {
 		return true
 	}
@@ -75,7 +70,7 @@ func compileTemplate(name, text string) (*template.Template, error) {
 // compileAgents validates the profiles and compiles their prompts.
 func compileAgents(profiles []AgentProfile, base Limits) (map[string]*agent, []string, error) {
 	if len(profiles) == 0 {
-		profiles = []AgentProfile{{Name: DefaultAgentName}}
+		profiles = []AgentProfile{{Name: defaultAgentName}}
 	}
 	out := make(map[string]*agent, len(profiles))
 	order := make([]string, 0, len(profiles))
@@ -98,85 +93,21 @@ func compileAgents(profiles []AgentProfile, base Limits) (map[string]*agent, []s
 	return out, order, nil
 }
 
-// promptInput is what the prompt layers of one model call are built from.
-type promptInput struct {
-	session   string
-	turn      int
-	agent     *agent
-	note      string
-	query     string
-	now       time.Time
-	workspace string
+// agentNames lists the agent profiles, sorted.
+func (rt *Runtime) agentNames() []string {
+	names := make([]string, 0, len(rt.agents))
+	for name := range rt.agents {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	return names
 }
 
-// systemPrompt layers the system prompt of one model call: base, agent,
-// environment, the agent-switch note, the session-memory snapshot and the
-// retrieved knowledge. Empty layers are left out.
-func (rt *Runtime) systemPrompt(ctx context.Context, in promptInput) (string, error) {
-	data := make(map[string]any, len(rt.cfg.PromptVars)+len(in.agent.Vars)+5)
-	maps.Copy(data, rt.cfg.PromptVars)
-	maps.Copy(data, in.agent.Vars)
-	data["Session"] = in.session
-	data["Agent"] = in.agent.Name
-	data["Turn"] = in.turn
-	data["Date"] = in.now.UTC().Format("2006-01-02")
-	data["Workspace"] = in.workspace
-
-	var layers []string
-	for _, t := range []*template.Template{rt.base, in.agent.tmpl} {
-		var b bytes.Buffer
-		if err := t.Execute(&b, data); err != nil {
-			return "", fmt.Errorf("prompt %q: %w", t.Name(), err)
-		}
-		layers = append(layers, b.String())
+// resolveModel returns the provider and model an agent talks to.
+func (rt *Runtime) resolveModel(a *agent) (providers.Provider, string, error) {
+	ref := a.Model
+	if ref == "" {
+		ref = rt.cfg.Model
 	}
-	env := fmt.Sprintf("<environment>\nsession: %s\nagent: %s\ndate: %s\n", in.session, in.agent.Name, data["Date"])
-	if in.workspace != "" {
-		env += "workspace: " + in.workspace + "\n"
-	}
-	layers = append(layers, env+"</environment>")
-	if in.note != "" {
-		layers = append(layers, "<agent-note>\n"+in.note+"\n</agent-note>")
-	}
-	if rt.sessionMemory != nil {
-		snap, err := rt.sessionMemory.Snapshot(ctx, in.session)
-		if err != nil {
-			return "", fmt.Errorf("prompt: session memory: %w", err)
-		}
-		layers = append(layers, snap)
-	}
-	if in.agent.Retrieve && rt.cfg.Knowledge != nil && strings.TrimSpace(in.query) != "" {
-		passages, err := rt.retrieve(ctx, in.query, retrieveLayerLimit)
-		if err != nil {
-			return "", fmt.Errorf("prompt: knowledge: %w", err)
-		}
-		layers = append(layers, renderPassages(passages))
-	}
-	layers = slices.DeleteFunc(layers, func(s string) bool { return strings.TrimSpace(s) == "" })
-	return strings.Join(layers, "\n\n"), nil
-}
-
-// renderPassages renders retrieved passages as a <knowledge> block, ""
-// for none.
-func renderPassages(ps []Passage) string {
-	if len(ps) == 0 {
-		return ""
-	}
-	var b strings.Builder
-	b.WriteString("<knowledge>\n")
-	for _, p := range ps {
-		fmt.Fprintf(&b, "## %s\n%s\n", p.Title, p.Text)
-	}
-	b.WriteString("</knowledge>")
-	return b.String()
-}
-
-// lastUserText returns the text of the last user message of msgs.
-func lastUserText(msgs []messages.Message) string {
-	for i := len(msgs) - 1; i >= 0; i-- {
-		if msgs[i].Role == messages.RoleUser {
-			return msgs[i].Text()
-		}
-	}
-	return ""
+	return rt.providers.Resolve(ref)
 }

@@ -56,9 +56,12 @@ func TestTurn_AppendsPerStep(t *testing.T) {
 		{name: "blocked call joins the reply", script: toolScript("done",
 			scripted.ToolCall{Name: "echo", Arguments: `{}`}, scripted.ToolCall{Name: "blocked", Arguments: `{}`}), want: []string{
 			"user_message", "assistant_message+tool_call_started+tool_result", "tool_result", "assistant_message+turn_completed"}},
-		{name: "later calls start on their own", parallel: 1, script: toolScript("done", calls("echo", 3)...), want: []string{
+		// A result that frees a slot shares its append with the call that
+		// takes the slot: both are facts of the one message the session
+		// handled.
+		{name: "later calls start with the result before them", parallel: 1, script: toolScript("done", calls("echo", 3)...), want: []string{
 			"user_message", "assistant_message+tool_call_started",
-			"tool_result", "tool_call_started", "tool_result", "tool_call_started", "tool_result",
+			"tool_result+tool_call_started", "tool_result+tool_call_started", "tool_result",
 			"assistant_message+turn_completed"}},
 	}
 	for _, tt := range tests {

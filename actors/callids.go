@@ -1,5 +1,8 @@
 package actors
 
+// This file holds uniqueCallIDs, which gives every tool call of a reply an
+// id of its own.
+
 import (
 	"fmt"
 	"slices"

@@ -1,5 +1,13 @@
 package actors
 
+// This file holds the messages of the session actor. Commands come from
+// outside the actor (Session handles, the Runtime, a TaskAgent) through
+// the runtime's directory of live sessions (see sessionRef); the other
+// messages come from the work the actor started (model calls, tool calls,
+// sub-agents, timers, services). Every message of started work carries the
+// generation of the work it belongs to, so that a late message from
+// cancelled work is ignored.
+
 import (
 	"time"
 
@@ -7,23 +15,26 @@ import (
 	"github.com/agcore/agcore/toolsys"
 )
 
-// The messages of the session actor. Commands come from Session handles;
-// the others from the actor's children and the service actors. Every child
-// message carries the generation of the work it belongs to, so that a late
-// message from cancelled work is ignored.
+// command marks the messages that reach a session through the runtime's
+// directory: the actor counts them, so that it passivates only once it has
+// received every command posted to it (see Runtime.retire).
+type command interface{ isCommand() }
 
-// submitCmd submits a user message. sub receives the turn's events.
+// submitCmd submits a user message. sub, when set, receives the turn's
+// events; task marks the task a parent gives its sub-agent, whose end the
+// sub-agent reports to it.
 type submitCmd struct {
 	turnID string
 	msg    messages.Message
 	sub    *subscriber
-	seen   bool // handled by the current actor instance; owned by the actor
+	task   bool
 }
 
-// cancelCmd cancels the running turn, if any.
+// cancelCmd cancels the running turn, if any, and the sub-agents the
+// session runs outside its turns.
 type cancelCmd struct {
 	reason string
-	reply  chan bool // reports whether a turn was cancelled; may be nil
+	reply  chan bool // reports whether anything was cancelled; may be nil
 }
 
 // statusCmd asks for the session's status.
@@ -38,26 +49,59 @@ type switchAgentCmd struct {
 // watchCmd subscribes to every event of the session.
 type watchCmd struct{ sub *subscriber }
 
+// approvalsCmd asks for the session's pending approvals.
+type approvalsCmd struct{ reply chan []PendingApproval }
+
+// drainCmd asks to be told once no turn runs (Runtime.Shutdown).
+type drainCmd struct{ reply chan struct{} }
+
+// stopCmd stops the session for good: its running turn is cancelled (and
+// the cancellation journaled), and its callers get err.
+type stopCmd struct {
+	cancelReason string
+	err          error
+}
+
+// faultCmd makes the session actor fail with err, as a bug would. It is
+// sent only by tests, to exercise supervision.
+type faultCmd struct{ err error }
+
+func (*submitCmd) isCommand()         {}
+func (*cancelCmd) isCommand()         {}
+func (*statusCmd) isCommand()         {}
+func (*switchAgentCmd) isCommand()    {}
+func (*watchCmd) isCommand()          {}
+func (*approvalsCmd) isCommand()      {}
+func (*approvalAnswerCmd) isCommand() {}
+func (*settleCmd) isCommand()         {}
+func (*planStepCmd) isCommand()       {}
+func (*stepCancelCmd) isCommand()     {}
+func (*drainCmd) isCommand()          {}
+func (*stopCmd) isCommand()           {}
+func (*faultCmd) isCommand()          {}
+
 // modelDelta is a piece of streamed assistant text.
 type modelDelta struct {
 	gen  uint64
 	text string
 }
 
-// modelDone ends a model call.
+// modelDone ends a model call; prompt holds the prompt layers it used.
 type modelDone struct {
-	gen  uint64
-	req  *messages.Request
-	resp *messages.Response
-	err  error
+	gen    uint64
+	req    *messages.Request
+	resp   *messages.Response
+	err    error
+	prompt *promptLayers
 }
 
-// toolDone ends a tool call.
+// toolDone ends a tool call; panicked is what the tool panicked with.
 type toolDone struct {
-	gen    uint64
-	callID string
-	result toolsys.Result
-	err    error
+	gen      uint64
+	callID   string
+	result   toolsys.Result
+	err      error
+	panicked any
 }
 
 // toolDeadline says that a tool call's deadline has passed.
@@ -75,9 +119,13 @@ type compactDone struct {
 	elapsed time.Duration
 }
 
-// faultCmd makes the session actor fail with err, as a bug would. It is
-// sent only by tests, to exercise supervision.
-type faultCmd struct{ err error }
+// idleTick is the idle timer of a session: it fires Config.IdleTimeout
+// after it was armed, and carries the number of the actor instance that
+// armed it and the count of messages that instance had handled then.
+type idleTick struct {
+	instance uint64
+	activity uint64
+}
 
 // Status is a snapshot of a session.
 type Status struct {

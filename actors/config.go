@@ -1,5 +1,9 @@
 package actors
 
+// This file holds Config, the configuration of a Runtime, with Limits,
+// Compaction and MidTurnPolicy, and the interfaces a Runtime is given:
+// Tools, SessionMemory, Knowledge and IDs.
+
 import (
 	"context"
 	"crypto/rand"
@@ -241,7 +245,7 @@ type Config struct {
 	// then be a *toolsys.Registry, so that remote tools pass its permission
 	// checks, or nil: the runtime then keeps a registry of its own, with the
 	// registry's fail-closed default permissions (a remote tool above
-	// read-only needs Approver). Nil means no servers. See Runtime.MCPStatus.
+	// read-only needs Approver). Nil means no servers. See Runtime.MCP.
 	MCPServers []mcp.ServerConfig
 
 	// Agents are the agent profiles. Empty means one profile named
@@ -253,6 +257,13 @@ type Config struct {
 	// BasePrompt is the first layer of every system prompt. It is a
 	// text/template with the same data as agent prompts.
 	BasePrompt string
+	// EnvironmentPrompt adds an <environment> layer to every system prompt,
+	// after the agent's: the session id, the agent, the date and the
+	// workspace. The zero value leaves it out, so that a request carries
+	// only the conversation and the prompts configured; a prompt template
+	// can name the same values ({{.Session}}, {{.Agent}}, {{.Date}},
+	// {{.Workspace}}).
+	EnvironmentPrompt bool
 	// PromptVars are template variables shared by every prompt.
 	PromptVars map[string]any
 
@@ -276,9 +287,12 @@ type Config struct {
 	// RestartBudget limits the restarts of a failing session. The zero
 	// value allows 3 within a minute.
 	RestartBudget supervisor.BudgetOptions
-	// IdleTimeout passivates a session that has been idle this long (its
-	// actor stops; the next use activates it again). Zero means 10 minutes;
-	// negative means never.
+	// IdleTimeout passivates a session that has been idle this long: no
+	// turn, queued submission, compaction or sub-agent running, and no
+	// message handled (a passivated session keeps no actor and no history
+	// in memory; its next use activates it again from the journal). The
+	// session goes between one and two timeouts after its last message,
+	// timed by Clock. Zero means 10 minutes; negative means never.
 	IdleTimeout time.Duration
 	// EventBuffer is the buffer of each event subscriber. Zero means 256.
 	// See Session.Stream for what happens when it is full.

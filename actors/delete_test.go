@@ -70,18 +70,35 @@ func TestRuntime_DeleteRunning(t *testing.T) {
 		<-ctx.Done()
 		return toolsys.Result{}, ctx.Err()
 	}}
-	f := newFixture(t, toolScript("never", scripted.ToolCall{Name: "hang", Arguments: "{}"}), []toolsys.Tool{hang}, nil)
+	script := toolScript("never", scripted.ToolCall{Name: "hang", Arguments: "{}"})
+	script.Rules = append([]scripted.Rule{{Match: scripted.Match{Exact: "warm up"}, Reply: scripted.Reply{Text: "ok"}}}, script.Rules...)
+	f := newFixture(t, script, []toolsys.Tool{hang}, nil)
 	watch, stopWatch := context.WithCancel(t.Context())
 	defer stopWatch()
 	watchErr := make(chan error, 1)
+	watching := make(chan struct{})
 	go func() {
+		var once sync.Once
 		for _, err := range f.sess.Watch(watch) {
 			if err != nil {
 				watchErr <- err
 				return
 			}
+			once.Do(func() { close(watching) })
 		}
 	}()
+	// The watch must follow the session before it is deleted: a watch
+	// that starts afterwards follows the new, empty session.
+	for watched := false; !watched; {
+		if _, err := f.sess.Submit(t.Context(), messages.UserText("warm up")); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case <-watching:
+			watched = true
+		default:
+		}
+	}
 	ended := make(chan *actors.TurnResult, 1)
 	go func() {
 		res, _ := f.sess.Submit(t.Context(), messages.UserText("hang"))

@@ -31,32 +31,43 @@
 // # Sessions
 //
 // Each session is an actor named sessions/<id>, activated by Open or by the
-// first command that reaches it, and passivated after Config.IdleTimeout.
+// first command that reaches it, and passivated after Config.IdleTimeout:
+// its actor stops and nothing of it stays in memory until its next use
+// activates it again from its journal. The actor owns everything about its
+// session; a Session, the Runtime and other sessions hold only its id and
+// its actor's address, and reach it by message.
+//
 // A turn is a sequence of messages: the user message is journaled (which
-// acknowledges it) and TurnStarted published; a model-call child streams
-// the reply; the reply is journaled; each tool call is journaled as started
-// and runs in its own child with its own deadline, all calls of one reply
-// in parallel up to Limits.MaxParallelTools; results are journaled as they
-// arrive and given to the model in call order; the loop ends when the model
-// stops, a limit is hit, or the turn is cancelled. The session's mailbox
-// never waits on a model or a tool, so Cancel, Status and a user message
-// that arrives mid-turn (Limits.MidTurn: queue, interrupt or reject) are
-// handled at once. Session.Cancel cancels the contexts of the turn's model
-// call and tool calls and journals the cancellation.
+// acknowledges it) and TurnStarted published; the session starts the model
+// call, which streams the reply back to it; the reply is journaled; each
+// tool call is journaled as started and runs with its own deadline, all
+// calls of one reply in parallel up to Limits.MaxParallelTools; results are
+// journaled as they arrive and given to the model in call order; the loop
+// ends when the model stops, a limit is hit, or the turn is cancelled.
+// Whatever the session learns from one message (a reply, a tool result) it
+// journals in one append before it publishes the events or starts the work
+// that follow from it. Model and tool calls run off the session's mailbox,
+// on long-lived workers of the runtime, and report back by message: the
+// mailbox never waits on a model or a tool, so Cancel, Status and a user
+// message that arrives mid-turn (Limits.MidTurn: queue, interrupt or
+// reject) are handled at once. Session.Cancel cancels the contexts of the
+// turn's model call and tool calls and journals the cancellation.
 //
 // # Supervision
 //
-// A tool that fails, panics or overruns its deadline becomes an error
-// result the model reads ("tool X panicked: ...", "tool X timed out after
-// 30s") and the turn goes on; a tool that ignores its context keeps its
-// executor busy until it returns, without holding up the session. A session
-// actor that panics (a failed journal append, a bug) is restarted by its
-// supervisor and rebuilds its state from the journal; submissions not yet
-// journaled are taken up again. When its restart budget
-// (Config.RestartBudget) runs out the session stops and its callers get a
-// *SessionStoppedError with the reason; a session fenced off by a newer
-// activation stops at once. The strategies and deciders live in package
-// supervisor.
+// The session supervises the calls it starts: a tool that fails, panics
+// or overruns its deadline becomes an error result the model reads ("tool
+// X panicked: ...", "tool X timed out after 30s") and the turn goes on; a
+// tool that ignores its context keeps its worker busy until it returns,
+// without holding up the session (Runtime.Delete and Runtime.Shutdown wait
+// for it, as long as their context allows). A session actor that panics (a
+// failed journal append, a bug) is restarted by its supervisor and rebuilds
+// its state from the journal; submissions not yet journaled are taken up
+// again. When its restart budget (Config.RestartBudget) runs out the
+// session stops and its callers get a *SessionStoppedError with the
+// reason; a session fenced off by a newer activation stops at once. Its
+// sub-agents' actors are supervised the same way. The strategies and
+// deciders live in package supervisor.
 //
 // # Durability
 //
@@ -77,18 +88,20 @@
 // # Sub-agents
 //
 // With Config.SubAgents, the spawn_agent tool runs a task in a sub-agent: a
-// session whose actor is a child of the spawning session's, with an id
-// derived from the spawning call, its own journal, and a budget for its
-// subtree (see Budget); a TaskAgent's plan steps are sub-agents of its
-// session too. The spawn and the result are journaled in the parent
-// (SubAgentSpawned, SubAgentFinished). Every sub-agent ends with a
-// SubAgentFinished that carries what its whole subtree spent, whether it
-// completed, failed, ran out of budget or was cancelled, so a session's
-// usage is exactly the sum of every model call under it: a cancelled turn
-// ends at once, and its sub-agents report as they stop; a sub-agent left
-// unfinished by a crash is reported when its parent next activates (it is
-// resumed if its parent's turn resumes, and otherwise activated only to
-// cancel its turn and settle what it spent).
+// session whose actor the spawning session starts as its own child,
+// subagent/<call-id>, with an id derived from the spawning call, its own
+// journal, and a budget for its subtree (see Budget); a TaskAgent's plan
+// steps are sub-agents of its session too. The spawn and the result are
+// journaled in the parent (SubAgentSpawned, SubAgentFinished): the
+// sub-agent reports to its parent when its task has ended and its own
+// sub-agents have reported. Every sub-agent ends with a SubAgentFinished
+// that carries what its whole subtree spent, whether it completed, failed,
+// ran out of budget or was cancelled, so a session's usage is exactly the
+// sum of every model call under it: a cancelled turn ends at once, and its
+// sub-agents report as they stop; a sub-agent left unfinished by a crash is
+// reported when its parent next activates (it is resumed if its parent's
+// turn resumes, and otherwise activated only to cancel its turn and settle
+// what it spent).
 //
 // # Streaming
 //
@@ -108,15 +121,18 @@
 // Config.Tools holds the tools agents may call, usually a
 // *toolsys.Registry of typed tools (toolsys.Typed) whose calls pass its
 // permission pipeline; an agent profile's Tools allow-list narrows them.
-// Config.MCPServers connects Model Context Protocol servers: each gets one
-// connection actor, named mcp/<server> and shared by every session, whose
-// tools are registered in that registry as mcp__<server>__<tool> while the
-// server is up. A server that exits is reconnected with exponential
-// backoff; one that never comes up is given up on after a few attempts and
-// reported by Runtime.MCPStatus, never retried in a loop. Cancelling a
-// turn cancels its remote calls, and the server is told. MCPResources,
-// ReadMCPResource, MCPPrompts and GetMCPPrompt reach a server's resources
-// and prompts.
+// The runtime's own tools (retrieve, spawn_agent, transfer_to_agent) are
+// typed tools too, in a registry of the runtime's own composed with
+// Config.Tools; spawn_agent and transfer_to_agent act on the session, so
+// the session carries their calls out itself. Config.MCPServers connects
+// Model Context Protocol servers: each gets one connection actor, named
+// mcp/<server> and shared by every session, whose tools are registered in
+// that registry as mcp__<server>__<tool> while the server is up. A server
+// that exits is reconnected with exponential backoff; one that never comes
+// up is given up on after a few attempts and reported by its handle
+// (Runtime.MCP), never retried in a loop. Cancelling a turn cancels its
+// remote calls, and the server is told. The handle also reaches a
+// server's resources and prompts.
 //
 // # Approvals
 //
@@ -141,11 +157,17 @@
 //
 // # Prompts, hooks and services
 //
-// The system prompt is layered each model call: Config.BasePrompt, the
-// agent profile's prompt (text/template; a missing variable is an error),
-// the environment, the note left by an agent switch, the session-memory
-// snapshot and, for agents with Retrieve, knowledge retrieved for the last
-// user message (KnowledgeFrom serves it from a memory/knowledge base).
+// The system prompt is layered for each model call: Config.BasePrompt,
+// the agent profile's prompt (text/template; a missing variable is an
+// error), the environment when Config.EnvironmentPrompt asks for it, the
+// note left by an agent switch, the session-memory snapshot and, for
+// agents with Retrieve, knowledge retrieved for the last user message
+// (KnowledgeFrom serves it from a memory/knowledge base). A session keeps
+// the layers between its model calls: the templates are rendered again
+// when the agent, the turn or the date changes, the session memory is read
+// again when a turn starts and after a tool above read-only has run, and
+// knowledge is retrieved once per turn. With no prompt configured, a
+// request carries the conversation alone.
 // Hooks run in registration order at the points named by HookEvent. Two
 // service actors serve every session: the compactor, which compacts a
 // history past its threshold between turns (and at once, then retries the

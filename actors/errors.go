@@ -1,5 +1,7 @@
 package actors
 
+// This file holds the package's sentinel errors and error types.
+
 import (
 	"errors"
 	"fmt"
@@ -52,13 +54,6 @@ func (e *SessionStoppedError) Error() string {
 
 // Unwrap returns ErrSessionStopped and the reason.
 func (e *SessionStoppedError) Unwrap() []error { return []error{ErrSessionStopped, e.Reason} }
-
-// BlockedError says that a PreRequest hook blocked a model call.
-type BlockedError struct {
-	Reason string
-}
-
-func (e *BlockedError) Error() string { return "actors: blocked by hook: " + e.Reason }
 
 // TurnError is returned by Session.Submit for a turn that failed or was
 // cancelled; the *TurnResult is returned alongside it.

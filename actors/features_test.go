@@ -133,6 +133,7 @@ func TestHooks_RetryAndError(t *testing.T) {
 func TestAgentSwitch(t *testing.T) {
 	rec := &recorder{}
 	f := newFixture(t, textScript("ok"), nil, func(c *actors.Config) {
+		c.EnvironmentPrompt = true
 		c.BasePrompt = "Base for {{.Product}}."
 		c.PromptVars = map[string]any{"Product": "agcore"}
 		c.Agents = []actors.AgentProfile{
@@ -236,9 +237,9 @@ func TestCompaction_ContextLengthErrorRetriesOnce(t *testing.T) {
 	if !slices.Equal(kinds, []string{"summary"}) {
 		t.Fatalf("compactions = %v, want one summary", kinds)
 	}
-	msgs := rec.last(actors.PreRequest).Request.Messages
-	if !strings.HasPrefix(msgs[1].Text(), memory.SummaryPrefix+"the user greeted twice") {
-		t.Fatalf("retried request starts with %q, want the summary", msgs[1].Text())
+	msgs := conversation(rec.last(actors.PreRequest).Request.Messages)
+	if !strings.HasPrefix(msgs[0].Text(), memory.SummaryPrefix+"the user greeted twice") {
+		t.Fatalf("retried request starts with %q, want the summary", msgs[0].Text())
 	}
 	if f.prov.Calls() != 4 {
 		t.Errorf("provider calls = %d, want 4 (turn 1, failed call, summary, retry)", f.prov.Calls())
@@ -267,10 +268,19 @@ func TestSupervision_RestartRebuildsFromJournal(t *testing.T) {
 	if _, err := f.sess.Submit(t.Context(), messages.UserText("second")); err != nil {
 		t.Fatal(err)
 	}
-	msgs := rec.last(actors.PreRequest).Request.Messages
-	if len(msgs) != 4 || msgs[1].Text() != "remember me" {
+	msgs := conversation(rec.last(actors.PreRequest).Request.Messages)
+	if len(msgs) != 3 || msgs[0].Text() != "remember me" {
 		t.Fatalf("request after restart = %+v, want the rebuilt history", msgs)
 	}
+}
+
+// conversation returns the messages of a request after its system prompt,
+// if it has one.
+func conversation(msgs []messages.Message) []messages.Message {
+	if len(msgs) > 0 && msgs[0].Role == messages.RoleSystem {
+		return msgs[1:]
+	}
+	return msgs
 }
 
 // flakyJournal fails Append and Activate once broken is set.

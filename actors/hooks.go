@@ -1,5 +1,7 @@
 package actors
 
+// This file holds Hooks: the callbacks that observe and steer turns.
+
 import (
 	"context"
 	"fmt"
@@ -17,7 +19,8 @@ type HookEvent int
 // The hook events.
 const (
 	// PreRequest runs before every model call, retries included. A hook
-	// that blocks fails the turn with a *BlockedError.
+	// that blocks fails the turn; its reason says that a hook blocked the
+	// model call, and why.
 	PreRequest HookEvent = iota
 	// PostRequest runs after every successful model call, before the reply
 	// is journaled; HookContext.Response is set.
@@ -160,3 +163,8 @@ func blocked(results []HookResult, def string) (reason string, ok bool) {
 	}
 	return "", false
 }
+
+// blockedError says that a PreRequest hook blocked a model call.
+type blockedError struct{ reason string }
+
+func (e *blockedError) Error() string { return "actors: blocked by hook: " + e.reason }

@@ -1,5 +1,8 @@
 package actors
 
+// This file holds KnowledgeFrom, which serves Config.Knowledge from a
+// memory/knowledge base.
+
 import (
 	"context"
 	"fmt"

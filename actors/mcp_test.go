@@ -80,8 +80,8 @@ func waitMCP(t *testing.T, rt *actors.Runtime, server string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
 	defer cancel()
-	if err := rt.MCPReady(ctx, server); err != nil {
-		t.Fatalf("MCPReady(%s): %v; status %+v", server, err, rt.MCPStatus())
+	if err := rt.MCP(server).Ready(ctx); err != nil {
+		t.Fatalf("MCP(%s).Ready: %v; status %+v", server, err, rt.MCP(server).Status())
 	}
 }
 
@@ -121,9 +121,9 @@ func TestMCP_SessionCallsRemoteTool(t *testing.T) {
 			if len(res.ToolCalls) != 1 || res.ToolCalls[0].IsError || res.ToolCalls[0].Content != "echo: hi" || res.Text != "relayed" {
 				t.Fatalf("result = %+v", res)
 			}
-			st := f.rt.MCPStatus()
-			if len(st) != 1 || st[0].Name != "mem" || st[0].State != mcp.StateReady || st[0].Tools != 1 || st[0].Connects != 1 || st[0].Err != nil {
-				t.Errorf("MCPStatus = %+v", st)
+			st := f.rt.MCP("mem").Status()
+			if st.Name != "mem" || st.State != mcp.StateReady || st.Tools != 1 || st.Connects != 1 || st.Err != nil {
+				t.Errorf("MCP(mem).Status() = %+v", st)
 			}
 			if reg != nil {
 				if _, ok := reg.Get("mcp__mem__echo"); !ok {
@@ -212,16 +212,16 @@ func TestMCP_ServerThatNeverComesUpIsReported(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
 	defer cancel()
-	err = rt.MCPReady(ctx, "down")
+	err = rt.MCP("down").Ready(ctx)
 	if !errors.Is(err, mcp.ErrGaveUp) || !strings.Contains(err.Error(), "connection refused by test") {
-		t.Fatalf("MCPReady = %v, want the reason the runtime gave up", err)
+		t.Fatalf("MCP(down).Ready = %v, want the reason the runtime gave up", err)
 	}
-	st := rt.MCPStatus()
-	if len(st) != 1 || st[0].State != mcp.StateFailed || st[0].Err == nil || !strings.Contains(st[0].Err.Error(), "connection refused by test") || st[0].Tools != 0 {
-		t.Errorf("MCPStatus = %+v", st)
+	st := rt.MCP("down").Status()
+	if st.State != mcp.StateFailed || st.Err == nil || !strings.Contains(st.Err.Error(), "connection refused by test") || st.Tools != 0 {
+		t.Errorf("MCP(down).Status() = %+v", st)
 	}
-	if _, err := rt.MCPResources(ctx, "down"); !errors.Is(err, mcp.ErrServerUnavailable) || !errors.Is(err, mcp.ErrGaveUp) {
-		t.Errorf("MCPResources on a failed server = %v, want ErrServerUnavailable wrapping the reason", err)
+	if _, err := rt.MCP("down").Resources(ctx); !errors.Is(err, mcp.ErrServerUnavailable) || !errors.Is(err, mcp.ErrGaveUp) {
+		t.Errorf("Resources on a failed server = %v, want ErrServerUnavailable wrapping the reason", err)
 	}
 	if err := rt.Shutdown(ctx); err != nil {
 		t.Fatal(err)
@@ -264,28 +264,28 @@ func TestMCP_ResourcesAndPrompts(t *testing.T) {
 		want string
 	}{
 		{"list resources", func() (string, error) {
-			rs, err := f.rt.MCPResources(ctx, "mem")
+			rs, err := f.rt.MCP("mem").Resources(ctx)
 			if err != nil || len(rs) != 1 {
 				return "", errors.Join(err, errors.New("want one resource"))
 			}
 			return rs[0].URI, nil
 		}, "test://a"},
 		{"read resource", func() (string, error) {
-			res, err := f.rt.ReadMCPResource(ctx, "mem", "test://a")
+			res, err := f.rt.MCP("mem").ReadResource(ctx, "test://a")
 			if err != nil || len(res.Contents) != 1 {
 				return "", errors.Join(err, errors.New("want one content"))
 			}
 			return res.Contents[0].Text, nil
 		}, "content of a"},
 		{"list prompts", func() (string, error) {
-			ps, err := f.rt.MCPPrompts(ctx, "mem")
+			ps, err := f.rt.MCP("mem").Prompts(ctx)
 			if err != nil || len(ps) != 1 {
 				return "", errors.Join(err, errors.New("want one prompt"))
 			}
 			return ps[0].Name, nil
 		}, "greet"},
 		{"get prompt", func() (string, error) {
-			res, err := f.rt.GetMCPPrompt(ctx, "mem", "greet", map[string]string{"who": "Ada"})
+			res, err := f.rt.MCP("mem").GetPrompt(ctx, "greet", map[string]string{"who": "Ada"})
 			if err != nil || len(res.Messages) != 1 {
 				return "", errors.Join(err, errors.New("want one message"))
 			}
@@ -300,10 +300,10 @@ func TestMCP_ResourcesAndPrompts(t *testing.T) {
 			}
 		})
 	}
-	if _, err := f.rt.MCPResources(ctx, "nope"); !errors.Is(err, actors.ErrUnknownMCPServer) {
+	if _, err := f.rt.MCP("nope").Resources(ctx); !errors.Is(err, actors.ErrUnknownMCPServer) {
 		t.Errorf("unknown server: err = %v, want ErrUnknownMCPServer", err)
 	}
-	if _, err := f.rt.ReadMCPResource(ctx, "mem", "test://missing"); err == nil {
+	if _, err := f.rt.MCP("mem").ReadResource(ctx, "test://missing"); err == nil {
 		t.Error("reading a missing resource succeeded")
 	}
 }
@@ -353,12 +353,12 @@ func TestMCP_Everything(t *testing.T) {
 	if len(res.ToolCalls) != 1 || res.ToolCalls[0].IsError || res.ToolCalls[0].Content != "The sum of 2 and 3 is 5." {
 		t.Fatalf("tool calls = %+v", res.ToolCalls)
 	}
-	st := f.rt.MCPStatus()
-	if st[0].PID == 0 || st[0].State != mcp.StateReady {
-		t.Errorf("status = %+v, want a ready stdio server with a PID", st[0])
+	st := f.rt.MCP("everything").Status()
+	if st.PID == 0 || st.State != mcp.StateReady {
+		t.Errorf("status = %+v, want a ready stdio server with a PID", st)
 	}
-	rs, err := f.rt.MCPResources(t.Context(), "everything")
+	rs, err := f.rt.MCP("everything").Resources(t.Context())
 	if err != nil || len(rs) == 0 {
-		t.Errorf("MCPResources = %d resources, %v", len(rs), err)
+		t.Errorf("Resources = %d resources, %v", len(rs), err)
 	}
 }

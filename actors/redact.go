@@ -1,5 +1,8 @@
 package actors
 
+// This file holds redactEvent, which masks credentials in the events a
+// session publishes.
+
 import (
 	"github.com/agcore/agcore/messages"
 	"github.com/agcore/agcore/redact"

@@ -1,5 +1,8 @@
 package actors
 
+// This file holds the Runtime: its construction, its accessors and
+// Shutdown. Its directory of live sessions is in runtime_sessions.go.
+
 import (
 	"context"
 	"errors"
@@ -8,6 +11,7 @@ import (
 	"maps"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"text/template"
 	"time"
@@ -20,6 +24,7 @@ import (
 	"github.com/agcore/agcore/providers"
 	"github.com/agcore/agcore/redact"
 	"github.com/agcore/agcore/supervisor"
+	"github.com/agcore/agcore/toolsys"
 )
 
 // Runtime is an actor system running agent sessions over one journal. It is
@@ -33,6 +38,7 @@ type Runtime struct {
 	ids           IDs
 	rnd           supervisor.Rand
 	limits        Limits
+	swarm         SubAgents
 	hooks         Hooks
 	agents        map[string]*agent
 	agentOrder    []string
@@ -40,6 +46,7 @@ type Runtime struct {
 	base          *template.Template
 	providers     *providers.Registry
 	tracker       *providers.Tracker
+	tools         *toolset
 	journal       memory.Journal
 	sessionMemory SessionMemory
 	modelDecider  supervisor.Decider
@@ -49,104 +56,35 @@ type Runtime struct {
 
 	system          *actor.ActorSystem
 	sessionStrategy actor.SupervisorStrategy
-	compactor       *actor.PID
-	retriever       *actor.PID
-	swarm           *swarm
-	mcp             *mcpSet // nil without Config.MCPServers
+	// dispatcher runs the actors' mailboxes; executors run the sessions'
+	// model and tool calls, which work counts.
+	dispatcher *workerPool
+	executors  *workerPool
+	work       sync.WaitGroup
+	compactor  *actor.PID
+	retriever  *actor.PID
+	mcp        *mcpSet // nil without Config.MCPServers
 
 	// ctx is cancelled when the runtime has shut down; journal calls and
 	// turns derive from it.
 	ctx    context.Context
 	cancel context.CancelFunc
 
-	mu       sync.Mutex
-	entries  map[string]*entry
-	deleting map[string]struct{} // sessions Delete is removing
-	closed   bool
-}
+	// instances numbers session actor instances (see idleTick).
+	instances atomic.Uint64
 
-// entry is the part of a session that outlives its actor: the event hub,
-// the submissions not yet journaled, and why the session stopped.
-type entry struct {
-	id  string
-	hub *hub
-	pid *actor.PID
-	sub *subSpec // set for a sub-agent session
-
-	mu      sync.Mutex
-	pending []*submitCmd
-	gen     uint64 // generation of the actor's child work; owned by the actor
-	busy    bool
-	idle    chan struct{} // closed while no turn runs
-	stopErr error
-	gone    chan struct{}            // closed when the actor has stopped
-	waits   map[string]*approvalWait // pending approvals by call id; written by the actor
-	// live holds the sub-agents whose result the session waits for, by
-	// child session id, and settles the settleCmd replies waiting for them.
-	// Both are owned by the actor and outlive its restarts, as the
-	// sub-agents' reports do.
-	live    map[string]*liveSub
-	settles []chan Status
-}
-
-func newEntry(id string) *entry {
-	idle := make(chan struct{})
-	close(idle)
-	return &entry{id: id, hub: newHub(), idle: idle, gone: make(chan struct{}), live: make(map[string]*liveSub)}
-}
-
-// setBusy records whether a turn runs (for Shutdown).
-func (e *entry) setBusy(busy bool) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if busy == e.busy {
-		return
-	}
-	e.busy = busy
-	if busy {
-		e.idle = make(chan struct{})
-	} else {
-		close(e.idle)
-	}
-}
-
-func (e *entry) idleCh() <-chan struct{} {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return e.idle
-}
-
-// takePending removes and returns the submissions not yet handled.
-func (e *entry) takePending() []*submitCmd {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	p := e.pending
-	e.pending = nil
-	return p
-}
-
-// removePending forgets cmd once the session has handled it.
-func (e *entry) removePending(cmd *submitCmd) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	for i, c := range e.pending {
-		if c == cmd {
-			e.pending = append(e.pending[:i], e.pending[i+1:]...)
-			return
-		}
-	}
-}
-
-func (e *entry) stopped() error {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return e.stopErr
+	// The directory of live sessions (runtime_sessions.go).
+	mu          sync.Mutex
+	live        map[string]*sessionRef
+	deleting    map[string]struct{}   // sessions Delete is removing
+	stopReasons map[*sessionRef]error // why the supervisor stopped them
+	closed      bool
 }
 
 // New starts a runtime. It fails with an error wrapping ErrConfig when the
 // configuration is incomplete or invalid, naming the field.
 func New(cfg Config) (*Runtime, error) {
-	rt := &Runtime{cfg: cfg, logger: cfg.Logger, clock: cfg.Clock, ids: cfg.IDs, rnd: cfg.Rand, entries: make(map[string]*entry)}
+	rt := &Runtime{cfg: cfg, logger: cfg.Logger, clock: cfg.Clock, ids: cfg.IDs, rnd: cfg.Rand, live: make(map[string]*sessionRef)}
 	if rt.clock == nil {
 		rt.clock = supervisor.SystemClock()
 	}
@@ -166,6 +104,11 @@ func New(cfg Config) (*Runtime, error) {
 	if rt.redactor == nil {
 		rt.redactor = redact.New()
 	}
+	if !logs(rt.logger) {
+		// The zero Logger discards, but reports the debug level: redacting
+		// what it would discard costs a JSON round trip per event.
+		rt.logger = zerolog.Nop()
+	}
 	rt.logger = logging.Redacted(rt.logger, rt.redactor)
 	if rt.cfg.IdleTimeout == 0 {
 		rt.cfg.IdleTimeout = 10 * time.Minute
@@ -176,6 +119,7 @@ func New(cfg Config) (*Runtime, error) {
 	rt.cfg.PromptVars = maps.Clone(cfg.PromptVars)
 	rt.hooks = cfg.Hooks.clone()
 	rt.limits = cfg.Limits.withDefaults()
+	rt.swarm = cfg.SubAgents.withDefaults()
 	rt.tracker = providers.NewTracker(cfg.Prices)
 	rt.modelDecider = supervisor.RetryDecider(providers.IsRetryable)
 
@@ -203,7 +147,7 @@ func New(cfg Config) (*Runtime, error) {
 			return nil, configErr("Agents", "agent %q: %v", name, err)
 		}
 	}
-	if err := rt.configureSwarm(); err != nil {
+	if err := rt.configureTools(); err != nil {
 		return nil, err
 	}
 	if err := rt.openJournal(); err != nil {
@@ -213,6 +157,16 @@ func New(cfg Config) (*Runtime, error) {
 	rt.startActors()
 	rt.startMCP()
 	return rt, nil
+}
+
+// logs reports whether l writes anything at all.
+func logs(l zerolog.Logger) bool {
+	e := l.WithLevel(zerolog.PanicLevel)
+	if e == nil {
+		return false
+	}
+	e.Discard()
+	return true
 }
 
 // Redactor returns the redactor that masks what the runtime lets out
@@ -259,6 +213,29 @@ func (rt *Runtime) configureProviders() error {
 	return nil
 }
 
+// configureTools composes the runtime's own tools, as Config.Knowledge and
+// Config.SubAgents enable them, with Config.Tools.
+func (rt *Runtime) configureTools() error {
+	ts := newToolset(rt.cfg.Tools, toolsys.Config{Logger: rt.logger, Redactor: rt.redactor})
+	if rt.cfg.Knowledge != nil {
+		if err := addOwn[retrieveParams](ts, &retrieveTool{rt: rt}, func(ag *agent) bool { return ag.Retrieve }); err != nil {
+			return configErr("Knowledge", "%v", err)
+		}
+	}
+	if rt.swarm.Enabled {
+		if err := addOwn[spawnParams](ts, &spawnTool{rt: rt}, func(ag *agent) bool { return ag.allows(SpawnAgentToolName) }); err != nil {
+			return configErr("SubAgents", "%v", err)
+		}
+	}
+	if rt.swarm.Handoff {
+		if err := addOwn[transferParams](ts, &transferTool{rt: rt}, func(ag *agent) bool { return ag.allows(TransferToolName) }); err != nil {
+			return configErr("SubAgents", "%v", err)
+		}
+	}
+	rt.tools = ts
+	return nil
+}
+
 func (rt *Runtime) openJournal() error {
 	n := 0
 	for _, set := range []bool{rt.cfg.DataDir != "", rt.cfg.Store != nil, rt.cfg.Journal != nil} {
@@ -297,9 +274,11 @@ func (rt *Runtime) openJournal() error {
 }
 
 func (rt *Runtime) startActors() {
+	rt.dispatcher = newWorkerPool(defaultWorkers(), 300)
+	rt.executors = newWorkerPool(defaultWorkers(), 0)
 	slogger := slog.New(logging.SlogHandler(rt.logger.With().Str("component", "protoactor").Logger()))
 	rt.system = actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger { return slogger }))
-	strategy := supervisor.NewSessionStrategy(supervisor.SessionOptions{
+	rt.sessionStrategy = supervisor.NewSessionStrategy(supervisor.SessionOptions{
 		// A fenced session must stop; so must one whose journal is corrupt
 		// (replaying it again would fail again, and running on would act on
 		// altered or missing facts) or cannot be written for want of disk
@@ -310,97 +289,10 @@ func (rt *Runtime) startActors() {
 		Logger:  rt.logger,
 		OnStop:  rt.onSessionStop,
 	})
-	rt.sessionStrategy = strategy
 	// The service actors are named, as the actor tree shows them; a fresh
 	// actor system has no actor by those names, so spawning cannot fail.
-	rt.compactor, _ = rt.system.Root.SpawnNamed(actor.PropsFromProducer(func() actor.Actor { return newCompactor(rt) }), "compactor")
-	rt.retriever, _ = rt.system.Root.SpawnNamed(actor.PropsFromProducer(func() actor.Actor { return &retrieverActor{rt: rt} }), "retriever")
-}
-
-// onSessionStop runs on the guardian when the supervisor stops a session
-// for good: callers waiting on it learn why.
-func (rt *Runtime) onSessionStop(child *actor.PID, reason error) {
-	rt.mu.Lock()
-	var e *entry
-	for id, cand := range rt.entries {
-		if cand.pid != nil && cand.pid.Equal(child) {
-			e = cand
-			delete(rt.entries, id)
-			break
-		}
-	}
-	rt.mu.Unlock()
-	if e == nil {
-		return
-	}
-	err := &SessionStoppedError{Session: e.id, Reason: reason}
-	e.mu.Lock()
-	e.stopErr = err
-	pending := e.pending
-	e.pending = nil
-	e.mu.Unlock()
-	for _, cmd := range pending {
-		cmd.sub.fail(err)
-	}
-	e.hub.failAll(err)
-	e.setBusy(false)
-}
-
-// activate returns the live entry of session id, spawning its actor when
-// needed. rt.mu is held.
-func (rt *Runtime) activateLocked(id string) (*entry, error) {
-	if rt.closed {
-		return nil, ErrClosed
-	}
-	if e := rt.entries[id]; e != nil {
-		return e, nil
-	}
-	if _, ok := rt.deleting[id]; ok {
-		return nil, fmt.Errorf("%w: %s", ErrSessionDeleted, id)
-	}
-	e := newEntry(id)
-	props := actor.PropsFromProducer(func() actor.Actor { return newSessionActor(rt, e) },
-		actor.WithGuardian(rt.sessionStrategy))
-	for {
-		pid, err := rt.system.Root.SpawnNamed(props, "sessions/"+id)
-		if errors.Is(err, actor.ErrNameExists) {
-			// A passivated actor of the same id is still stopping.
-			rt.mu.Unlock()
-			_ = rt.system.Root.StopFuture(pid).Wait()
-			rt.mu.Lock()
-			if rt.closed {
-				return nil, ErrClosed
-			}
-			if cur := rt.entries[id]; cur != nil {
-				return cur, nil
-			}
-			if _, ok := rt.deleting[id]; ok {
-				return nil, fmt.Errorf("%w: %s", ErrSessionDeleted, id)
-			}
-			continue
-		}
-		if err != nil {
-			return nil, fmt.Errorf("actors: spawn session %s: %w", id, err)
-		}
-		e.pid = pid
-		break
-	}
-	rt.entries[id] = e
-	return e, nil
-}
-
-// passivate forgets an idle session whose actor is about to stop. It
-// reports false when a submission arrived meanwhile.
-func (rt *Runtime) passivate(e *entry) bool {
-	rt.mu.Lock()
-	defer rt.mu.Unlock()
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if len(e.pending) > 0 || e.busy || rt.entries[e.id] != e {
-		return false
-	}
-	delete(rt.entries, e.id)
-	return true
+	rt.compactor, _ = rt.system.Root.SpawnNamed(actor.PropsFromProducer(func() actor.Actor { return newCompactor(rt) }, actor.WithDispatcher(rt.dispatcher)), "compactor")
+	rt.retriever, _ = rt.system.Root.SpawnNamed(actor.PropsFromProducer(func() actor.Actor { return &retrieverActor{rt: rt} }, actor.WithDispatcher(rt.dispatcher)), "retriever")
 }
 
 // Open returns a handle on session id, activating it: its journal is
@@ -427,29 +319,12 @@ func (rt *Runtime) Open(ctx context.Context, id string) (*Session, error) {
 	return s, nil
 }
 
-// send delivers a command to the live actor of session id, activating it.
-func (rt *Runtime) send(id string, msg any) (*entry, error) {
-	rt.mu.Lock()
-	defer rt.mu.Unlock()
-	e, err := rt.activateLocked(id)
-	if err != nil {
-		return nil, err
-	}
-	if cmd, ok := msg.(*submitCmd); ok {
-		e.mu.Lock()
-		e.pending = append(e.pending, cmd)
-		e.mu.Unlock()
-	}
-	rt.system.Root.Send(e.pid, msg)
-	return e, nil
-}
-
 // Sessions returns the ids of the sessions that are active now.
 func (rt *Runtime) Sessions() []string {
 	rt.mu.Lock()
 	defer rt.mu.Unlock()
-	ids := make([]string, 0, len(rt.entries))
-	for id := range rt.entries {
+	ids := make([]string, 0, len(rt.live))
+	for id := range rt.live {
 		ids = append(ids, id)
 	}
 	return ids
@@ -479,16 +354,20 @@ func (rt *Runtime) Shutdown(ctx context.Context) error {
 		return ErrClosed
 	}
 	rt.closed = true
-	entries := make([]*entry, 0, len(rt.entries))
-	for _, e := range rt.entries {
-		entries = append(entries, e)
-	}
 	rt.mu.Unlock()
+	// Sub-agents stop with their parents.
+	refs := slices.DeleteFunc(rt.liveRefs(), func(r *sessionRef) bool { return r.child })
 
 	var waitErr error
-	for _, e := range entries {
+	drains := make([]chan struct{}, len(refs))
+	for i, ref := range refs {
+		drains[i] = make(chan struct{})
+		rt.postRef(ref, &drainCmd{reply: drains[i]})
+	}
+	for i, ref := range refs {
 		select {
-		case <-e.idleCh():
+		case <-drains[i]:
+		case <-ref.done:
 		case <-ctx.Done():
 			waitErr = ctx.Err()
 		}
@@ -496,25 +375,30 @@ func (rt *Runtime) Shutdown(ctx context.Context) error {
 			break
 		}
 	}
-	for _, e := range entries {
-		if waitErr != nil {
-			rt.system.Root.Send(e.pid, &cancelCmd{reason: "runtime shutting down"})
-		}
-		// A Poison is queued behind the cancel, so the cancellation is
-		// journaled before the actor stops.
-		if err := waitFuture(ctx, rt.system.Root.PoisonFuture(e.pid)); err != nil && waitErr == nil {
-			waitErr = err
-		}
-		e.hub.failAll(ErrClosed)
-		for _, cmd := range e.takePending() {
-			cmd.sub.fail(ErrClosed)
+	for _, ref := range refs {
+		rt.postRef(ref, &stopCmd{cancelReason: "runtime shutting down", err: ErrClosed})
+	}
+	for _, ref := range refs {
+		select {
+		case <-ref.done:
+		case <-ctx.Done():
+			if waitErr == nil {
+				waitErr = ctx.Err()
+			}
 		}
 	}
 	_ = waitFuture(ctx, rt.system.Root.PoisonFuture(rt.compactor))
 	_ = waitFuture(ctx, rt.system.Root.PoisonFuture(rt.retriever))
 	rt.stopMCP(ctx)
 	rt.cancel()
+	// Calls that outlived their session (a tool that ignores its context)
+	// are waited for as long as ctx allows.
+	if err := waitGroup(ctx, &rt.work); err != nil && waitErr == nil {
+		waitErr = err
+	}
 	rt.system.Shutdown()
+	rt.dispatcher.stop()
+	rt.executors.stop()
 	var errs []error
 	if rt.ownJournal != nil {
 		errs = append(errs, rt.ownJournal.Close())
@@ -528,8 +412,22 @@ func (rt *Runtime) Shutdown(ctx context.Context) error {
 	return waitErr
 }
 
-// waitFuture waits for f or ctx. A session whose tool ignores its context
-// cannot stop before that tool returns; ctx bounds the wait for it.
+// waitGroup waits for wg or ctx.
+func waitGroup(ctx context.Context, wg *sync.WaitGroup) error {
+	done := make(chan struct{})
+	go func() {
+		wg.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// waitFuture waits for f or ctx.
 func waitFuture(ctx context.Context, f *actor.Future) error {
 	done := make(chan struct{})
 	go func() {
@@ -542,4 +440,11 @@ func waitFuture(ctx context.Context, f *actor.Future) error {
 	case <-ctx.Done():
 		return ctx.Err()
 	}
+}
+
+func (rt *Runtime) workspaceRoot() string {
+	if rt.cfg.Workspace == nil {
+		return ""
+	}
+	return rt.cfg.Workspace.Root()
 }

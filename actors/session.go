@@ -1,10 +1,15 @@
 package actors
 
+// This file holds the Session handle: what a caller holds of a session.
+
 import (
 	"context"
+	"errors"
+	"fmt"
 	"iter"
 	"time"
 
+	"github.com/agcore/agcore/memory"
 	"github.com/agcore/agcore/messages"
 )
 
@@ -97,12 +102,12 @@ func (s *Session) Stream(ctx context.Context, input messages.Message, opts ...Su
 			turnID = s.rt.ids.NewID()
 		}
 		sub := newSubscriber(turnID, s.rt.cfg.EventBuffer)
-		e, err := s.rt.send(s.id, &submitCmd{turnID: turnID, msg: input, sub: sub})
+		ref, err := s.rt.post(s.id, &submitCmd{turnID: turnID, msg: input, sub: sub})
 		if err != nil {
 			yield(nil, err)
 			return
 		}
-		for ev, err := range sub.events(ctx, func() { e.hub.remove(sub) }) {
+		for ev, err := range sub.events(ctx, ref) {
 			if !yield(ev, err) {
 				return
 			}
@@ -140,17 +145,18 @@ func (s *Session) Submit(ctx context.Context, input messages.Message, opts ...Su
 
 // Watch yields every event the session publishes, of every turn and
 // agent switch, until ctx is done or the session stops. Its buffer behaves
-// as Stream's, except that TurnEnded does not end it.
+// as Stream's, except that TurnEnded does not end it. A watched session is
+// not passivated.
 func (s *Session) Watch(ctx context.Context) iter.Seq2[messages.Event, error] {
 	return func(yield func(messages.Event, error) bool) {
 		sub := newSubscriber("", s.rt.cfg.EventBuffer)
 		sub.all = true
-		e, err := s.rt.send(s.id, &watchCmd{sub: sub})
+		ref, err := s.rt.post(s.id, &watchCmd{sub: sub})
 		if err != nil {
 			yield(nil, err)
 			return
 		}
-		for ev, err := range sub.events(ctx, func() { e.hub.remove(sub) }) {
+		for ev, err := range sub.events(ctx, ref) {
 			if !yield(ev, err) {
 				return
 			}
@@ -166,8 +172,7 @@ func (s *Session) Watch(ctx context.Context) iter.Seq2[messages.Event, error] {
 // turn or such a sub-agent was running. Queued submissions still run.
 func (s *Session) Cancel(ctx context.Context) (bool, error) {
 	reply := make(chan bool, 1)
-	v, err := request(ctx, s, func() any { return &cancelCmd{reason: "cancelled by the caller", reply: reply} }, reply)
-	return v, err
+	return request(ctx, s, func() command { return &cancelCmd{reason: "cancelled by the caller", reply: reply} }, reply)
 }
 
 // Status returns a snapshot of the session.
@@ -175,7 +180,7 @@ func (s *Session) Status(ctx context.Context) (Status, error) { return s.status(
 
 func (s *Session) status(ctx context.Context) (Status, error) {
 	reply := make(chan Status, 1)
-	return request(ctx, s, func() any { return &statusCmd{reply: reply} }, reply)
+	return request(ctx, s, func() command { return &statusCmd{reply: reply} }, reply)
 }
 
 // SwitchAgent makes the named profile the session's agent from its next
@@ -184,35 +189,113 @@ func (s *Session) status(ctx context.Context) (Status, error) {
 // ErrSessionBusy while a turn runs.
 func (s *Session) SwitchAgent(ctx context.Context, name string) error {
 	reply := make(chan error, 1)
-	err, rerr := request(ctx, s, func() any { return &switchAgentCmd{name: name, reply: reply} }, reply)
+	err, rerr := request(ctx, s, func() command { return &switchAgentCmd{name: name, reply: reply} }, reply)
 	if rerr != nil {
 		return rerr
 	}
 	return err
 }
 
-// request sends a command to the session's actor and waits for its reply.
-// If the actor stops before answering (passivation), the command is sent
-// to the next activation.
-func request[T any](ctx context.Context, s *Session, msg func() any, reply chan T) (T, error) {
+// Approvals returns the tool calls of the session waiting for approval,
+// oldest first. Only an active session can have any.
+func (s *Session) Approvals(ctx context.Context) ([]PendingApproval, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	reply := make(chan []PendingApproval, 1)
+	ref := s.rt.postLive(s.id, &approvalsCmd{reply: reply})
+	if ref == nil {
+		return []PendingApproval{}, nil
+	}
+	select {
+	case ps := <-reply:
+		return ps, nil
+	case <-ref.done:
+		return []PendingApproval{}, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// Usage reads the session's journal and reports its usage: its own model
+// calls, each finished sub-agent's subtree in the order they finished, and
+// the sum of both. A sub-agent that was cancelled, failed or stopped by its
+// budget counts with what its subtree spent until then: when the session
+// is active, Usage first waits for the sub-agents of its ended turns (a
+// cancelled turn ends before they have stopped) to report.
+func (s *Session) Usage(ctx context.Context) (UsageReport, error) {
+	rep := UsageReport{Session: s.id}
+	if err := s.settle(ctx); err != nil {
+		return rep, err
+	}
+	spawned := map[string]messages.SubAgentSpawned{}
+	for entry, err := range s.rt.journal.Read(ctx, s.id, 1) {
+		if errors.Is(err, memory.ErrNotFound) {
+			break
+		}
+		if err != nil {
+			return rep, fmt.Errorf("actors: usage of %s: %w", s.id, err)
+		}
+		switch ev := entry.Event.(type) {
+		case messages.AssistantMessage:
+			rep.Own = rep.Own.Add(ev.Usage)
+			rep.OwnCost += ev.Cost
+		case messages.SubAgentSpawned:
+			spawned[ev.Child] = ev
+		case messages.SubAgentFinished:
+			sp := spawned[ev.Child]
+			rep.SubAgents = append(rep.SubAgents, SubAgentUsage{Turn: sp.Turn, CallID: ev.CallID, Child: ev.Child, Agent: sp.Agent,
+				Outcome: ev.Outcome, Usage: ev.Usage, Cost: ev.Cost, RoundTrips: ev.RoundTrips})
+		}
+	}
+	rep.Total, rep.TotalCost = rep.Own, rep.OwnCost
+	for _, sa := range rep.SubAgents {
+		rep.Total = rep.Total.Add(sa.Usage)
+		rep.TotalCost += sa.Cost
+	}
+	return rep, nil
+}
+
+// settle waits, when the session is active, until the sub-agents of its
+// ended turns have reported their results (see settleCmd).
+func (s *Session) settle(ctx context.Context) error {
+	reply := make(chan Status, 1)
+	ref := s.rt.postLive(s.id, &settleCmd{reply: reply})
+	if ref == nil {
+		return nil
+	}
+	select {
+	case <-reply:
+	case <-ref.done:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	return nil
+}
+
+// request posts a command to the session's actor and waits for its reply.
+// If the actor stops for good before answering, it returns why.
+func request[T any](ctx context.Context, s *Session, msg func() command, reply chan T) (T, error) {
 	var zero T
 	for {
-		e, err := s.rt.send(s.id, msg())
+		ref, err := s.rt.post(s.id, msg())
 		if err != nil {
 			return zero, err
 		}
 		select {
 		case v := <-reply:
 			return v, nil
-		case <-e.gone:
-			if err := e.stopped(); err != nil {
-				return zero, err
-			}
+		case <-ref.done:
 			select {
 			case v := <-reply:
 				return v, nil
 			default:
 			}
+			if ref.err != nil {
+				return zero, ref.err
+			}
+			// The actor stopped without a reason before it saw the
+			// command: the next activation answers.
 		case <-ctx.Done():
 			return zero, ctx.Err()
 		}

@@ -1,5 +1,10 @@
 package actors
 
+// This file holds sessionActor, the actor of one session: its state, its
+// Receive, its start and stop, and the outbox that each message's handler
+// stages into and that is flushed once, at the end of the message. The
+// turn itself is in session_turn.go.
+
 import (
 	"context"
 	"errors"
@@ -10,65 +15,134 @@ import (
 
 	"github.com/agcore/agcore/memory"
 	"github.com/agcore/agcore/messages"
-	"github.com/agcore/agcore/supervisor"
 )
 
+// sessionCarry is what a session keeps across the restarts of its actor:
+// the producer of its props hands it to every new instance. Only the actor
+// touches it.
+type sessionCarry struct {
+	ref  *sessionRef
+	spec *subSpec // set for a sub-agent session
+
+	// subs are the subscribers of the session's events: the callers of a
+	// turn that resumes after a restart keep following it.
+	subs map[*subscriber]struct{}
+	// pending are the submissions received and not yet journaled (or
+	// refused): a restarted actor takes them up again, since the message
+	// that made it fail is not delivered again.
+	pending []*submitCmd
+	// gen numbers the work the actor starts (see commands.go).
+	gen uint64
+	// received counts the commands received (see Runtime.retire).
+	received uint64
+	// settles are the settleCmd replies waiting for sub-agents to report.
+	settles []chan Status
+	// steps are the plan steps run as sub-agents, by child session id,
+	// whose TaskAgent waits for their result.
+	steps map[string]*planStepCmd
+	// task is a sub-agent's report of its task to its parent.
+	task *taskReport
+	// inflight counts the model and tool calls started and not yet
+	// reported, those of an instance before a restart included.
+	inflight int
+}
+
+func newCarry(ref *sessionRef, spec *subSpec) *sessionCarry {
+	return &sessionCarry{ref: ref, spec: spec, subs: make(map[*subscriber]struct{})}
+}
+
 // sessionActor owns one session: it folds its journal into a State,
-// journals every fact before acting on it, and runs turns by spawning a
-// model-call child per round trip and a tool-executor child per tool call.
-// Its mailbox never waits on a model or a tool; the journal append is the
-// only I/O it does itself, because the journal comes first.
+// journals every fact before acting on it, and runs turns. A model call
+// and each tool call run as work the actor starts and that reports back;
+// the actor's mailbox never waits on a model or a tool, and the journal
+// is the only I/O it does itself. Everything about the session lives here,
+// or in the carry the actor hands to its next instance.
 type sessionActor struct {
-	rt    *Runtime
-	e     *entry
-	id    string
-	log   zerolog.Logger
-	actx  actor.Context
+	rt   *Runtime
+	c    *sessionCarry
+	id   string
+	log  zerolog.Logger
+	actx actor.Context
+
 	st    *memory.State
 	tail  uint64
 	turn  *turnRun
 	queue []*submitCmd
 
-	batch *journalBatch // facts staged for one append, nil when none is open
+	approvals map[string]*approvalWait // pending approvals by call id
+	live      map[string]*liveSub      // sub-agents that have not reported, by child id
+	waiting   []*spawnReq              // spawns waiting for a sub-agent slot
+	drains    []chan struct{}
+	watchers  int // subscribers of Watch, as of the last prune
 
-	toolStrategy actor.SupervisorStrategy
-	compacting   bool
-	breaker      memory.Breaker
+	compacting bool
+	breaker    memory.Breaker
+	// prompt holds the layers of the system prompt between model calls;
+	// memoryEpoch moves on when its session-memory layer may be stale.
+	prompt      promptLayers
+	memoryEpoch uint64
+
+	// instance numbers this actor instance among the runtime's, and
+	// activity counts the messages it handled, for the idle timer, which
+	// idleStop disarms.
+	instance uint64
+	activity uint64
+	idleStop func() bool
+	// stopping is set by a stopCmd: the session starts nothing more and
+	// stops once its calls in flight have returned; stopErr is why.
+	stopping bool
+	stopErr  error
+	// gone is set once the instance is stopping or restarting: it starts
+	// nothing more.
+	gone bool
+
+	// The outbox of the message being handled: journal events staged,
+	// events to publish and effects to run once the events are durable.
+	staged  []messages.JournalEvent
+	outbox  []messages.Event
+	effects []func()
 }
 
-var (
-	_ actor.Actor              = (*sessionActor)(nil)
-	_ actor.SupervisorStrategy = (*sessionActor)(nil)
-)
+var _ actor.Actor = (*sessionActor)(nil)
 
-func newSessionActor(rt *Runtime, e *entry) *sessionActor {
-	a := &sessionActor{rt: rt, e: e, id: e.id, log: rt.logger.With().Str("session", e.id).Logger()}
-	a.toolStrategy = supervisor.NewToolStrategy(supervisor.ToolOptions{Logger: a.log, OnFailure: a.onChildFailure})
-	return a
+func newSessionActor(rt *Runtime, c *sessionCarry) *sessionActor {
+	return &sessionActor{rt: rt, c: c, id: c.ref.id, log: narrow(rt.logger, "session", c.ref.id),
+		instance: rt.instances.Add(1), live: make(map[string]*liveSub)}
 }
 
-// Receive implements actor.Actor.
+// Receive implements actor.Actor. Each message's handler stages journal
+// events, events and effects; flush writes the events in one append and
+// then publishes and runs the rest, once per message.
 func (a *sessionActor) Receive(ctx actor.Context) {
-	switch m := ctx.Message().(type) {
+	msg := ctx.Message()
+	if _, stopped := msg.(*actor.Stopped); a.gone && !stopped {
+		return // stopping or restarting: the journal says where things stand
+	}
+	if _, ok := msg.(command); ok {
+		a.c.received++
+	}
+	if _, ok := msg.(*idleTick); !ok {
+		a.activity++
+	}
+	switch m := msg.(type) {
 	case *actor.Started:
 		a.start(ctx)
 	case *actor.Restarting:
 		a.abandon()
+		return
 	case *actor.Stopping:
 		a.abandon()
+		return
 	case *actor.Stopped:
-		a.e.setBusy(false)
-		a.onStoppedSub()
-		close(a.e.gone)
-	case *actor.ReceiveTimeout:
-		if a.turn == nil && len(a.queue) == 0 && !a.compacting && len(a.e.live) == 0 && a.rt.passivate(a.e) {
-			a.log.Debug().Msg("passivating idle session")
-			ctx.Poison(ctx.Self())
-		}
+		a.stopped()
+		return
+	case *actor.Terminated:
+		a.onTerminated(m)
+	case *idleTick:
+		a.onIdleTick(m)
 	case *submitCmd:
-		if !m.seen {
-			a.handleSubmit(m)
-		}
+		a.c.pending = append(a.c.pending, m)
+		a.handleSubmit(m)
 	case *cancelCmd:
 		cancelled := a.turn != nil
 		if cancelled {
@@ -78,65 +152,196 @@ func (a *sessionActor) Receive(ctx actor.Context) {
 			cancelled = true
 		}
 		if m.reply != nil {
-			m.reply <- cancelled
+			a.after(func() { m.reply <- cancelled })
 		}
 	case *statusCmd:
 		m.reply <- a.status()
 	case *switchAgentCmd:
-		m.reply <- a.switchAgent(m.name)
+		err := a.switchAgent(m.name)
+		a.after(func() { m.reply <- err })
 	case *watchCmd:
-		a.e.hub.watch(m.sub)
+		m.sub.attached = true
+		a.c.subs[m.sub] = struct{}{}
+	case *approvalsCmd:
+		m.reply <- a.pendingApprovals()
+	case *drainCmd:
+		if a.turn == nil {
+			close(m.reply)
+		} else {
+			a.drains = append(a.drains, m.reply)
+		}
+	case *stopCmd:
+		a.onStop(m)
 	case *modelDelta:
-		if a.turn != nil && m.gen == a.e.gen {
+		if a.turn != nil && m.gen == a.c.gen {
 			a.publish(messages.TextDelta{EventMeta: a.meta(), Text: m.text})
 		}
 	case *modelDone:
-		if a.turn != nil && m.gen == a.e.gen {
+		a.workDone()
+		a.keepPrompt(m.prompt)
+		if a.turn != nil && m.gen == a.c.gen {
 			a.onModelDone(m)
 		}
 	case *toolDone:
-		if a.turn != nil && m.gen == a.e.gen {
-			a.onToolDone(m)
+		a.workDone()
+		if a.turn != nil && m.gen == a.c.gen {
+			a.onToolsDone()
 		}
 	case *toolDeadline:
-		if a.turn != nil && m.gen == a.e.gen {
+		if a.turn != nil && m.gen == a.c.gen {
 			a.onToolDeadline(m.callID)
 		}
 	case *compactDone:
 		a.onCompactDone(m)
-	case *subSpawnCmd:
-		a.onSubSpawn(m)
-	case *subFinishCmd:
-		a.onSubFinish(m)
+	case *turnFound:
+		a.onTurnFound(m)
+	case *subReport:
+		a.onSubReport(m)
 	case *settleCmd:
-		a.onSettle(m)
-	case *transferCmd:
-		a.onTransfer(m)
+		a.c.settles = append(a.c.settles, m.reply)
+		a.flushSettles()
+	case *planStepCmd:
+		a.onPlanStep(m)
+	case *stepCancelCmd:
+		a.onStepCancel(m)
 	case *approvalAskCmd:
 		a.onApprovalAsk(m)
 	case *approvalAnswerCmd:
 		a.onApprovalAnswer(m)
+	case *approverAnswer:
+		a.onApproverAnswer(m)
 	case *faultCmd:
 		panic(m.err)
 	}
+	a.flush()
 }
 
-// HandleFailure implements actor.SupervisorStrategy for the actor's
-// children (model calls and tool executors) through the tool strategy.
-// A sub-agent's session actor is supervised as every session is.
-func (a *sessionActor) HandleFailure(sys *actor.ActorSystem, sup actor.Supervisor, child *actor.PID, rs *actor.RestartStatistics, reason, message any) {
-	if a.isSubAgent(child) {
-		a.rt.sessionStrategy.HandleFailure(sys, sup, child, rs, reason, message)
+// narrow returns l with the string fields kv (key, value, ...), or l
+// itself when it logs nothing: a logger's context is a copy of its
+// parent's, made for every session and every tool call.
+func narrow(l zerolog.Logger, kv ...string) zerolog.Logger {
+	if l.GetLevel() == zerolog.Disabled {
+		return l
+	}
+	c := l.With()
+	for i := 0; i+1 < len(kv); i += 2 {
+		c = c.Str(kv[i], kv[i+1])
+	}
+	return c.Logger()
+}
+
+// keepPrompt keeps the prompt layers a model call used, as far as they are
+// still valid: the fixed layers for their key, the session-memory layer
+// unless it may have changed since the call read it, and the knowledge of
+// the turn.
+func (a *sessionActor) keepPrompt(l *promptLayers) {
+	if l == nil {
 		return
 	}
-	a.toolStrategy.HandleFailure(sys, sup, child, rs, reason, message)
+	if l.fixOK {
+		a.prompt.key, a.prompt.fixed, a.prompt.fixOK = l.key, l.fixed, true
+	}
+	if l.memoryOK && l.memoryEpoch == a.memoryEpoch {
+		a.prompt.memory, a.prompt.memoryEpoch, a.prompt.memoryOK = l.memory, l.memoryEpoch, true
+	}
+	if l.knowledgeOK {
+		a.prompt.knowledge, a.prompt.knowledgeTurn, a.prompt.knowledgeOK = l.knowledge, l.knowledgeTurn, true
+	}
+}
+
+// staleMemory makes the next model call read the session memory again: a
+// turn starts, or a tool that may have written to it ran.
+func (a *sessionActor) staleMemory() {
+	a.memoryEpoch++
+	a.prompt.memoryOK = false
+}
+
+// stage journals events as part of the message being handled. They are
+// folded into the state at once, so the handlers read the state the
+// journal will hold; flush writes them.
+func (a *sessionActor) stage(events ...messages.JournalEvent) {
+	a.fold(a.tail+uint64(len(a.staged)), events)
+	a.staged = append(a.staged, events...)
+}
+
+// publish sends ev to the session's subscribers once what was staged
+// before it is durable, in the order publish is called.
+func (a *sessionActor) publish(ev messages.Event) {
+	a.outbox = append(a.outbox, redactEvent(a.rt.redactor, ev))
+}
+
+// after runs f once what was staged before it is durable, in the order
+// after is called: starting work, answering callers.
+func (a *sessionActor) after(f func()) {
+	a.effects = append(a.effects, f)
+}
+
+// flush writes the staged events in one append, then publishes the events
+// and runs the effects of the message. A failed append panics: the
+// supervisor restarts the session, which rebuilds its state from the
+// journal (the state folded ahead of the append is thrown away with the
+// actor), or stops it for good when it was fenced off.
+func (a *sessionActor) flush() {
+	if len(a.staged) > 0 {
+		events := a.staged
+		a.staged = nil
+		tail, err := a.rt.journal.Append(a.rt.ctx, a.id, a.st.Activation, a.tail, events...)
+		if err != nil {
+			panic(fmt.Errorf("journal append %s/%d: %w", a.id, a.tail+1, err))
+		}
+		a.tail = tail
+	}
+	for i, ev := range a.outbox {
+		a.deliver(ev)
+		a.outbox[i] = nil
+	}
+	a.outbox = a.outbox[:0]
+	for i := 0; i < len(a.effects); i++ {
+		a.effects[i]()
+		a.effects[i] = nil
+	}
+	a.effects = a.effects[:0]
+}
+
+// fold applies events, the first of which follows seq, to the state.
+func (a *sessionActor) fold(seq uint64, events []messages.JournalEvent) {
+	at := a.rt.clock.Now()
+	for i, ev := range events {
+		env := messages.Envelope{V: messages.EnvelopeVersion, Seq: seq + uint64(i) + 1, Type: ev.JournalType(), At: at}
+		if err := a.st.Apply(env, ev); err != nil {
+			panic(fmt.Errorf("fold %s/%d: %w", a.id, env.Seq, err))
+		}
+	}
+}
+
+// deliver hands ev to the subscribers that follow its turn (or every
+// event), dropping those that have closed.
+func (a *sessionActor) deliver(ev messages.Event) {
+	turn := ev.Meta().Turn
+	for s := range a.c.subs {
+		if !s.all && (!s.attached || s.turn != turn) {
+			continue
+		}
+		if !s.deliver(ev) {
+			delete(a.c.subs, s)
+		}
+	}
+}
+
+// attach makes sub follow the events of turn.
+func (a *sessionActor) attach(sub *subscriber, turn int) {
+	if sub == nil {
+		return
+	}
+	sub.turn, sub.attached = turn, true
+	a.c.subs[sub] = struct{}{}
 }
 
 // start loads the session from its journal, activates it (fencing off any
 // older writer), charges a sub-agent's journaled spending to its budget,
 // resumes an open turn (a sub-agent activated to settle cancels it),
-// settles the sub-agents of ended turns and takes the submissions that
-// arrived before it.
+// settles the sub-agents of ended turns, runs again the plan steps that a
+// restart interrupted, and takes up the submissions received before.
 func (a *sessionActor) start(ctx actor.Context) {
 	a.actx = ctx
 	st, err := a.rt.journal.Load(a.rt.ctx, a.id)
@@ -161,37 +366,44 @@ func (a *sessionActor) start(ctx actor.Context) {
 		st.Agent = a.rt.defaultAgent
 	}
 	a.log.Debug().Uint64("activation", activation).Uint64("tail", tail).Msg("session activated")
-	if d := a.rt.cfg.IdleTimeout; d > 0 {
-		ctx.SetReceiveTimeout(d)
-	}
-	if s := a.e.sub; s != nil && s.budget != nil {
-		s.budget.load(st.Usage, st.Cost, st.RoundTrips)
+	spec := a.c.spec
+	if spec != nil && spec.budget != nil {
+		spec.budget.load(st.Usage, st.Cost, st.RoundTrips)
 	}
 	if st.Open != nil {
-		if s := a.e.sub; s != nil && s.abort {
+		if spec != nil && spec.reap {
 			a.abortOpen()
 		} else {
 			a.resume()
 		}
 	}
 	a.reapOrphans()
-	a.e.mu.Lock()
-	pending := append([]*submitCmd(nil), a.e.pending...)
-	a.e.mu.Unlock()
-	for _, cmd := range pending {
+	a.rerunSteps()
+	for _, cmd := range append([]*submitCmd(nil), a.c.pending...) {
 		a.handleSubmit(cmd)
 	}
-	if a.turn == nil {
-		a.e.setBusy(false)
+	if spec != nil && spec.reap && a.c.task == nil {
+		a.c.task = &taskReport{ready: true}
 	}
+	a.maybeReport()
+	a.flushSettles()
+	a.armIdle()
 }
 
 // abandon cancels the running turn's work without journaling anything:
 // the actor is stopping or restarting, and the journal says where the turn
-// stands.
+// stands. Its children (sub-agents included) stop with it.
 func (a *sessionActor) abandon() {
-	a.batch = nil
-	a.e.clearApprovals()
+	a.gone = true
+	if a.idleStop != nil {
+		a.idleStop()
+		a.idleStop = nil
+	}
+	a.staged, a.outbox, a.effects = nil, nil, nil
+	a.approvals = nil
+	for _, ls := range a.live {
+		ls.disarm()
+	}
 	if a.turn != nil {
 		a.turn.cancel()
 		a.turn = nil
@@ -199,43 +411,134 @@ func (a *sessionActor) abandon() {
 	a.queue = nil
 }
 
-// appendEvents journals events and folds them into the state. A failure
-// panics: the supervisor restarts the session, which rebuilds its state
-// from the journal, or stops it for good when it was fenced. When a batch
-// is open, the events join it and the batch is written at once, so the
-// events are durable when appendEvents returns either way.
-func (a *sessionActor) appendEvents(events ...messages.JournalEvent) {
-	if a.batch != nil {
-		a.stage(events...)
-		a.flush()
-		return
+// onStop handles a stopCmd: the running turn is cancelled (journaled),
+// nothing more starts, and the actor stops, telling its callers m.err, once
+// the calls in flight have returned.
+func (a *sessionActor) onStop(m *stopCmd) {
+	a.stopping, a.stopErr = true, m.err
+	if a.turn != nil {
+		a.endTurn(messages.OutcomeCancelled, m.cancelReason)
 	}
-	tail, err := a.rt.journal.Append(a.rt.ctx, a.id, a.st.Activation, a.tail, events...)
-	if err != nil {
-		panic(fmt.Errorf("journal append %s/%d: %w", a.id, a.tail+1, err))
-	}
-	a.fold(a.tail, events)
-	a.tail = tail
+	a.cancelDetached(m.cancelReason)
+	a.maybeStop()
 }
 
-// fold applies events, the first of which follows seq, to the state.
-func (a *sessionActor) fold(seq uint64, events []messages.JournalEvent) {
-	at := a.rt.clock.Now()
-	for i, ev := range events {
-		env := messages.Envelope{V: messages.EnvelopeVersion, Seq: seq + uint64(i) + 1, Type: ev.JournalType(), At: at}
-		if err := a.st.Apply(env, ev); err != nil {
-			panic(fmt.Errorf("fold %s/%d: %w", a.id, env.Seq, err))
+// maybeStop stops a stopping actor once no call is in flight.
+func (a *sessionActor) maybeStop() {
+	if a.stopping && a.c.inflight == 0 {
+		self := a.actx.Self()
+		a.after(func() { a.actx.Stop(self) })
+	}
+}
+
+// startWork runs fn, a model or tool call of the session, off its
+// mailbox on the runtime's executor pool. fn reports through send.
+func (a *sessionActor) startWork(fn func(send func(any))) {
+	a.c.inflight++
+	rt, self := a.rt, a.actx.Self()
+	send := func(msg any) { rt.system.Root.Send(self, msg) }
+	rt.work.Add(1)
+	rt.executors.Schedule(func() {
+		defer rt.work.Done()
+		fn(send)
+	})
+}
+
+// workDone counts a model or tool call that has reported.
+func (a *sessionActor) workDone() {
+	a.c.inflight--
+	a.maybeStop()
+}
+
+// stopped runs once the actor has stopped for good (passivated, stopped by
+// a stopCmd, by its supervisor or with its parent): everyone still waiting
+// on the session learns why, and the session leaves the directory.
+func (a *sessionActor) stopped() {
+	ref := a.c.ref
+	err := a.stopErr
+	if err == nil {
+		err = a.rt.takeStopReason(ref)
+	}
+	if err == nil && a.c.spec != nil {
+		err = fmt.Errorf("%w: sub-agent %s stopped", ErrSessionStopped, a.id)
+	}
+	failWith := err
+	if failWith == nil {
+		failWith = fmt.Errorf("%w: %s", ErrSessionStopped, a.id)
+	}
+	for _, cmd := range a.c.pending {
+		if cmd.sub != nil {
+			cmd.sub.fail(failWith)
 		}
 	}
+	a.c.pending = nil
+	for s := range a.c.subs {
+		s.fail(failWith)
+	}
+	clear(a.c.subs)
+	for _, step := range a.c.steps {
+		step.reply <- stepResult{err: failWith}
+	}
+	a.c.steps = nil
+	for _, r := range a.c.settles {
+		r <- a.status()
+	}
+	a.c.settles = nil
+	for _, d := range a.drains {
+		close(d)
+	}
+	a.drains = nil
+	a.rt.forget(ref)
+	ref.err = err
+	close(ref.done)
 }
 
-func (a *sessionActor) publish(ev messages.Event) {
-	ev = redactEvent(a.rt.redactor, ev)
-	if a.batch != nil {
-		a.afterJournal(func() { a.e.hub.publish(ev) })
+// armIdle arms the idle timer of a top-level session, when
+// Config.IdleTimeout asks for one. Sub-agents do not passivate: their
+// parent stops them once they have reported.
+func (a *sessionActor) armIdle() {
+	d := a.rt.cfg.IdleTimeout
+	if d <= 0 || a.c.spec != nil || a.gone {
 		return
 	}
-	a.e.hub.publish(ev)
+	self, root, tick := a.actx.Self(), a.rt.system.Root, &idleTick{instance: a.instance, activity: a.activity}
+	a.idleStop = a.rt.clock.AfterFunc(d, func() { root.Send(self, tick) })
+}
+
+// onIdleTick passivates the session when it handled no message since the
+// tick was armed and nothing runs or waits, and when it has received every
+// command posted to it; otherwise it arms the timer again, so that a
+// session passivates between one and two idle timeouts after its last
+// message. A session that was busy when the timer fired is passivated once
+// it has been idle long enough.
+func (a *sessionActor) onIdleTick(m *idleTick) {
+	if m.instance != a.instance {
+		return // armed by the instance before a restart
+	}
+	if m.activity == a.activity && a.idle() && a.rt.retire(a.c.ref, a.c.received) {
+		a.log.Debug().Msg("passivating idle session")
+		a.actx.Stop(a.actx.Self())
+		return
+	}
+	a.armIdle()
+}
+
+// idle reports whether the session may passivate: no turn, queued
+// submission, compaction, sub-agent or plan step, and nobody watching.
+func (a *sessionActor) idle() bool {
+	if a.turn != nil || len(a.queue) > 0 || len(a.c.pending) > 0 || a.compacting || len(a.live) > 0 || len(a.c.steps) > 0 {
+		return false
+	}
+	for s := range a.c.subs {
+		if !s.open() {
+			delete(a.c.subs, s)
+			continue
+		}
+		if s.all {
+			return false
+		}
+	}
+	return true
 }
 
 func (a *sessionActor) meta() messages.EventMeta {
@@ -262,6 +565,9 @@ func (a *sessionActor) hook(ctx context.Context, hc *HookContext) []HookResult {
 }
 
 func (a *sessionActor) status() Status {
+	if a.st == nil {
+		return Status{Session: a.id} // the journal could not be loaded
+	}
 	s := Status{Session: a.id, Agent: a.st.Agent, NextTurn: a.st.Turn, Queued: len(a.queue),
 		Usage: a.st.Usage, Cost: a.st.Cost, RoundTrips: a.st.RoundTrips, Activation: a.st.Activation, Messages: len(a.st.History)}
 	if a.turn != nil {
@@ -270,22 +576,43 @@ func (a *sessionActor) status() Status {
 	return s
 }
 
-// handleSubmit applies the mid-turn policy and the turn-id deduplication
-// to a submission.
-func (a *sessionActor) handleSubmit(cmd *submitCmd) {
-	cmd.seen = true
-	if idx, dup := a.st.TurnIDs[cmd.turnID]; dup {
-		a.e.removePending(cmd)
-		if a.turn != nil && a.turn.index == idx {
-			a.e.hub.attach(cmd.sub, idx)
+// dropPending forgets cmd once the session has journaled or refused it.
+func (a *sessionActor) dropPending(cmd *submitCmd) {
+	for i, c := range a.c.pending {
+		if c == cmd {
+			// Clear the vacated slot, so that the backing array does
+			// not keep the submission (and its subscriber) alive.
+			copy(a.c.pending[i:], a.c.pending[i+1:])
+			a.c.pending[len(a.c.pending)-1] = nil
+			a.c.pending = a.c.pending[:len(a.c.pending)-1]
 			return
 		}
-		go a.rt.replayTurn(a.id, cmd.turnID, idx, cmd.sub)
+	}
+}
+
+// refuse ends cmd's stream with err.
+func (a *sessionActor) refuse(cmd *submitCmd, err error) {
+	a.dropPending(cmd)
+	if cmd.sub != nil {
+		cmd.sub.fail(err)
+	}
+}
+
+// handleSubmit applies the turn-id deduplication and the mid-turn policy
+// to a submission.
+func (a *sessionActor) handleSubmit(cmd *submitCmd) {
+	if idx, dup := a.st.TurnIDs[cmd.turnID]; dup {
+		a.dropPending(cmd)
+		if a.turn != nil && a.turn.index == idx {
+			a.attach(cmd.sub, idx)
+			a.watchTask(cmd)
+			return
+		}
+		a.findTurn(cmd, idx)
 		return
 	}
 	if cmd.msg.Role != messages.RoleUser {
-		a.e.removePending(cmd)
-		cmd.sub.fail(fmt.Errorf("actors: submit: input has role %q, want %q", cmd.msg.Role, messages.RoleUser))
+		a.refuse(cmd, fmt.Errorf("actors: submit: input has role %q, want %q", cmd.msg.Role, messages.RoleUser))
 		return
 	}
 	if a.turn == nil {
@@ -294,8 +621,7 @@ func (a *sessionActor) handleSubmit(cmd *submitCmd) {
 	}
 	switch a.rt.limits.MidTurn {
 	case MidTurnReject:
-		a.e.removePending(cmd)
-		cmd.sub.fail(fmt.Errorf("%w: turn %d is running", ErrSessionBusy, a.turn.index))
+		a.refuse(cmd, fmt.Errorf("%w: turn %d is running", ErrSessionBusy, a.turn.index))
 	case MidTurnInterrupt:
 		a.queue = append([]*submitCmd{cmd}, a.queue...)
 		a.endTurn(messages.OutcomeCancelled, "interrupted by a new user message")
@@ -304,15 +630,87 @@ func (a *sessionActor) handleSubmit(cmd *submitCmd) {
 	}
 }
 
-// startNext starts the next queued submission, if any.
+// startNext starts the next queued submission, if any, and answers the
+// drains once no turn runs. A stopping session starts none: their callers
+// learn why it stopped.
 func (a *sessionActor) startNext() {
-	for a.turn == nil && len(a.queue) > 0 {
+	for a.turn == nil && len(a.queue) > 0 && !a.stopping {
 		cmd := a.queue[0]
+		a.queue[0] = nil // the backing array must not keep it
 		a.queue = a.queue[1:]
 		a.handleSubmit(cmd)
 	}
 	if a.turn == nil {
-		a.e.setBusy(false)
+		for _, d := range a.drains {
+			a.after(func() { close(d) })
+		}
+		a.drains = nil
+	}
+}
+
+// turnFound carries how an ended turn ended, read from the journal for a
+// resubmission of its turn id.
+type turnFound struct {
+	cmd   *submitCmd
+	ended messages.TurnEnded
+	err   error
+}
+
+// findTurn reads how turn idx ended off the actor's mailbox, for a
+// resubmission of its turn id.
+func (a *sessionActor) findTurn(cmd *submitCmd, idx int) {
+	self, root, rt, id := a.actx.Self(), a.rt.system.Root, a.rt, a.id
+	a.after(func() {
+		go func() {
+			ended, err := findTurnEnd(rt.ctx, rt.journal, id, cmd.turnID, idx)
+			root.Send(self, &turnFound{cmd: cmd, ended: ended, err: err})
+		}()
+	})
+}
+
+// findTurnEnd reads how turn turn of session ended from its journal.
+func findTurnEnd(ctx context.Context, j memory.Journal, session, turnID string, turn int) (messages.TurnEnded, error) {
+	ended := messages.TurnEnded{EventMeta: messages.EventMeta{Session: session, Turn: turn}, TurnID: turnID}
+	found := false
+	for entry, err := range j.Read(ctx, session, 1) {
+		if err != nil {
+			return ended, err
+		}
+		switch ev := entry.Event.(type) {
+		case messages.AssistantMessage:
+			if ev.Turn == turn {
+				ended.Text, ended.FinishReason = ev.Message.Text(), ev.FinishReason
+			}
+		case messages.TurnCompleted:
+			if ev.Turn == turn {
+				ended.Outcome, ended.Reason, ended.Usage, ended.Cost, ended.RoundTrips = ev.Outcome, ev.Reason, ev.Usage, ev.Cost, ev.RoundTrips
+				ended.FinishReason = ev.FinishReason
+				found = true
+			}
+		case messages.TurnCancelled:
+			if ev.Turn == turn {
+				ended.Outcome, ended.Reason = messages.OutcomeCancelled, ev.Reason
+				found = true
+			}
+		}
+	}
+	if !found {
+		return ended, fmt.Errorf("%w: session %s turn %d (%s)", ErrTurnNotFound, session, turn, turnID)
+	}
+	return ended, nil
+}
+
+// onTurnFound answers a resubmission of an ended turn.
+func (a *sessionActor) onTurnFound(m *turnFound) {
+	if m.cmd.sub != nil {
+		if m.err != nil {
+			m.cmd.sub.fail(m.err)
+		} else {
+			m.cmd.sub.deliver(m.ended)
+		}
+	}
+	if m.err == nil {
+		a.taskEnded(m.cmd, m.ended)
 	}
 }
 
@@ -339,37 +737,7 @@ func (a *sessionActor) applySwitch(name, reason string) {
 	if reason != "" {
 		note += " Reason for the hand-off: " + reason
 	}
-	a.appendEvents(messages.AgentSwitched{From: from, To: name, Note: note})
+	a.stage(messages.AgentSwitched{From: from, To: name, Note: note})
 	a.publish(messages.AgentChanged{EventMeta: a.meta(), From: from, To: name})
 	a.log.Info().Str("from", from).Str("to", name).Msg("agent switched")
-}
-
-// onChildFailure runs (through the tool strategy) when a child panicked:
-// a tool call becomes an error result, a model call fails the turn.
-func (a *sessionActor) onChildFailure(child *actor.PID, reason error) {
-	t := a.turn
-	if t == nil {
-		return
-	}
-	if t.modelPID != nil && t.modelPID.Equal(child) {
-		a.onModelDone(&modelDone{gen: a.e.gen, err: fmt.Errorf("model call panicked: %w", reason)})
-		return
-	}
-	for _, run := range t.running {
-		if run.pid.Equal(child) {
-			res := errorResult("tool %s panicked: %v", run.call.Name, panicValue(reason))
-			a.expireApproval(run.call.ID, res.Content)
-			a.completeTool(run, res)
-			return
-		}
-	}
-}
-
-// panicValue returns what was passed to panic when err is a recovered
-// panic, err otherwise.
-func panicValue(err error) any {
-	if pe, ok := errors.AsType[*supervisor.PanicError](err); ok {
-		return pe.Value
-	}
-	return err
 }

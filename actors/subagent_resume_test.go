@@ -195,7 +195,8 @@ func TestSpawnAgent_ResumedBudget(t *testing.T) {
 				// Each call reports 10 completion tokens: a cost of 1.
 				Prices: providers.PriceTable{scripted.DefaultModel: {OutputPerMillion: 100_000}}}
 			if tt.clock {
-				cfg.Clock = clock
+				// The clock arms the sub-agents' wall-time timers only.
+				cfg.Clock, cfg.IdleTimeout = clock, -1
 			}
 			rt, err := actors.New(cfg)
 			if err != nil {

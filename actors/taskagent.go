@@ -1,5 +1,8 @@
 package actors
 
+// This file holds TaskAgent, which writes a plan with its session's model
+// and carries it out.
+
 import (
 	"context"
 	"errors"
@@ -211,26 +214,35 @@ func (ta *TaskAgent) runSub(ctx context.Context, p *plan.Plan, s plan.Step, prom
 	if err != nil {
 		return "", fmt.Errorf("actors: task agent: step %d: %w", s.Index, err)
 	}
-	limit := rt.swarm.cfg.Budget.tighten(ta.cfg.StepBudget)
-	spec := &subSpec{agent: ag, depth: 1, budget: newBudgetTracker(nil, id, limit)}
-	run := newSubRun(ctx, nil, nil, callID, id, prompt, limit, spec)
-	defer run.stop(nil)
-	// The spawn reaches the session's actor, activating it.
-	reply := make(chan subSpawnReply, 1)
-	parent, err := rt.send(ta.cfg.Session, &subSpawnCmd{turn: -1, callID: callID, child: id, task: prompt, spec: spec,
-		known: tail > 0, stop: run.stop, reply: reply})
+	limit := rt.swarm.Budget.tighten(ta.cfg.StepBudget)
+	reply := make(chan stepResult, 1)
+	// The step reaches the session's actor, activating it.
+	ref, err := rt.post(ta.cfg.Session, &planStepCmd{callID: callID, child: id, task: prompt, limit: limit, known: tail > 0,
+		spec: &subSpec{agent: ag, depth: 1, budget: newBudgetTracker(nil, id, limit)}, reply: reply})
 	if err != nil {
 		return "", err
 	}
-	run.pid, run.parent = parent.pid, parent
-	if run.spawn, err = rt.awaitSpawn(parent, id, reply); err != nil {
-		return "", err
+	select {
+	case r := <-reply:
+		if r.err != nil {
+			return "", r.err
+		}
+		return r.fin.Result, nil
+	case <-ref.done:
+		select {
+		case r := <-reply:
+			if r.err != nil {
+				return "", r.err
+			}
+			return r.fin.Result, nil
+		default:
+		}
+		return "", ref.stopped()
+	case <-ctx.Done():
+		// The step's sub-agent stops and reports to the session.
+		rt.postLive(ta.cfg.Session, &stepCancelCmd{child: id, reason: context.Cause(ctx).Error()})
+		return "", ctx.Err()
 	}
-	fin, err := rt.driveSub(ctx, run)
-	if err != nil {
-		return "", err
-	}
-	return fin.Result, nil
 }
 
 // stepPrompt is the request of one step: the goal, the results of the

@@ -1,13 +1,8 @@
 package actors
 
-import (
-	"context"
-	"errors"
-	"fmt"
+// This file holds the usage report of a session (Session.Usage).
 
-	"github.com/agcore/agcore/memory"
-	"github.com/agcore/agcore/messages"
-)
+import "github.com/agcore/agcore/messages"
 
 // SubAgentUsage is what one sub-agent subtree spent.
 type SubAgentUsage struct {
@@ -34,63 +29,4 @@ type UsageReport struct {
 	SubAgents []SubAgentUsage `json:"subagents,omitempty"`
 	Total     messages.Usage  `json:"total"`
 	TotalCost float64         `json:"total_cost,omitempty"`
-}
-
-// Usage reads the session's journal and reports its usage: its own model
-// calls, each finished sub-agent's subtree in the order they finished, and
-// the sum of both. A sub-agent that was cancelled, failed or stopped by its
-// budget counts with what its subtree spent until then: when the session
-// is active, Usage first waits for the sub-agents of its ended turns (a
-// cancelled turn ends before they have stopped) to report.
-func (s *Session) Usage(ctx context.Context) (UsageReport, error) {
-	rep := UsageReport{Session: s.id}
-	if err := s.settle(ctx); err != nil {
-		return rep, err
-	}
-	spawned := map[string]messages.SubAgentSpawned{}
-	for entry, err := range s.rt.journal.Read(ctx, s.id, 1) {
-		if errors.Is(err, memory.ErrNotFound) {
-			break
-		}
-		if err != nil {
-			return rep, fmt.Errorf("actors: usage of %s: %w", s.id, err)
-		}
-		switch ev := entry.Event.(type) {
-		case messages.AssistantMessage:
-			rep.Own = rep.Own.Add(ev.Usage)
-			rep.OwnCost += ev.Cost
-		case messages.SubAgentSpawned:
-			spawned[ev.Child] = ev
-		case messages.SubAgentFinished:
-			sp := spawned[ev.Child]
-			rep.SubAgents = append(rep.SubAgents, SubAgentUsage{Turn: sp.Turn, CallID: ev.CallID, Child: ev.Child, Agent: sp.Agent,
-				Outcome: ev.Outcome, Usage: ev.Usage, Cost: ev.Cost, RoundTrips: ev.RoundTrips})
-		}
-	}
-	rep.Total, rep.TotalCost = rep.Own, rep.OwnCost
-	for _, sa := range rep.SubAgents {
-		rep.Total = rep.Total.Add(sa.Usage)
-		rep.TotalCost += sa.Cost
-	}
-	return rep, nil
-}
-
-// settle waits, when the session is active, until the sub-agents of its
-// ended turns have reported their results (see settleCmd).
-func (s *Session) settle(ctx context.Context) error {
-	s.rt.mu.Lock()
-	e := s.rt.entries[s.id]
-	s.rt.mu.Unlock()
-	if e == nil {
-		return nil
-	}
-	reply := make(chan Status, 1)
-	s.rt.system.Root.Send(e.pid, &settleCmd{reply: reply})
-	select {
-	case <-reply:
-	case <-e.gone:
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-	return nil
 }

@@ -69,17 +69,29 @@ func playTurn(ctx context.Context, sess *actors.Session, msg messages.Message, r
 		interrupted bool
 		inputEnded  bool
 	)
+	input := in.lines.started()
+	order := newApprovalOrder(sess.ID())
+	ask := func(q *approvalAsk) {
+		in.prompt.add(q)
+		if in.prompt.asking() && input == nil && in.lines != nil && !inputEnded {
+			input = in.lines.lines()
+		}
+	}
 	render := func(se streamEvent) {
 		if se.err != nil {
 			streamErr = se.err
 			return
 		}
 		r.event(se.ev)
-		if e, ok := se.ev.(messages.TurnEnded); ok {
+		switch e := se.ev.(type) {
+		case messages.TurnEnded:
 			end, ended = e, true
+		case messages.ApprovalPending:
+			if q := order.pending(e.CallID); q != nil {
+				ask(q)
+			}
 		}
 	}
-	input := in.lines.started()
 	ctxDone := ctx.Done()
 	for {
 		select {
@@ -104,9 +116,8 @@ func playTurn(ctx context.Context, sess *actors.Session, msg messages.Message, r
 				r.tick()
 			}
 		case q := <-in.prompt.asks():
-			in.prompt.add(q)
-			if in.prompt.asking() && input == nil && in.lines != nil && !inputEnded {
-				input = in.lines.lines()
+			if q = order.asked(q); q != nil {
+				ask(q)
 			}
 		case <-in.prompt.expiry():
 			in.prompt.expire()

@@ -123,13 +123,13 @@ func run(ctx context.Context, out io.Writer) (err error) {
 		return err
 	}
 	defer func() { err = errors.Join(err, rt.Shutdown(context.WithoutCancel(ctx))) }()
-	if err := rt.MCPReady(ctx, "weather"); err != nil {
+	weather := rt.MCP("weather")
+	if err := weather.Ready(ctx); err != nil {
 		return err
 	}
 
-	for _, st := range rt.MCPStatus() {
-		fmt.Fprintf(out, "== connection actor mcp/%s: %s, %d tool(s)\n", st.Name, st.State, st.Tools)
-	}
+	st := weather.Status()
+	fmt.Fprintf(out, "== connection actor mcp/%s: %s, %d tool(s)\n", st.Name, st.State, st.Tools)
 	for _, t := range reg.List() {
 		var schema bytes.Buffer
 		if err := json.Compact(&schema, t.Schema()); err != nil {

@@ -1,43 +1,21 @@
 package actors
 
+// This file holds the MCP service: one connection actor per configured
+// server (mcpConnActor), supervised by the MCP strategy, and the record the
+// runtime keeps of each server.
+
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sync"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
-	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/agcore/agcore/supervisor"
 	"github.com/agcore/agcore/toolsys"
 	"github.com/agcore/agcore/toolsys/mcp"
 )
-
-// ErrUnknownMCPServer is returned by the MCP methods of a Runtime for a
-// server name that is not in Config.MCPServers.
-var ErrUnknownMCPServer = errors.New("actors: unknown MCP server")
-
-// MCPServerStatus is a snapshot of one configured MCP server.
-type MCPServerStatus struct {
-	// Name is the server's configured name.
-	Name string
-	// State is where the connection stands. It is mcp.StateFailed once the
-	// runtime gave up on the server for good.
-	State mcp.State
-	// Err is the last failure: the reason the runtime gave up in
-	// StateFailed, the failure being recovered from in StateBackoff.
-	Err error
-	// Failures counts consecutive failed connection attempts.
-	Failures int
-	// Connects counts successful connections since the runtime started.
-	Connects int
-	// Tools is how many of the server's tools are registered now.
-	Tools int
-	// PID is the server process of a stdio server, 0 otherwise.
-	PID int
-}
 
 // mcpSet holds the runtime's MCP servers: one connection actor each,
 // supervised by the MCP strategy, binding the servers' tools into reg.
@@ -62,7 +40,7 @@ type mcpServer struct {
 	changed chan struct{}
 }
 
-// update changes the record under its lock and wakes MCPReady.
+// update changes the record under its lock and wakes MCPServer.Ready.
 func (s *mcpServer) update(change func(*mcpServer)) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -242,117 +220,4 @@ func (rt *Runtime) sleep(ctx context.Context, d time.Duration) error {
 	case <-ctx.Done():
 		return ctx.Err()
 	}
-}
-
-// MCPStatus reports the state of every configured MCP server, in
-// configuration order.
-func (rt *Runtime) MCPStatus() []MCPServerStatus {
-	if rt.mcp == nil {
-		return nil
-	}
-	out := make([]MCPServerStatus, 0, len(rt.mcp.servers))
-	for _, srv := range rt.mcp.servers {
-		srv.mu.Lock()
-		st := srv.status
-		s := MCPServerStatus{Name: srv.cfg.Name, State: st.State, Err: st.Err, Failures: st.Failures,
-			Connects: st.Connects, Tools: st.Tools, PID: st.PID}
-		if srv.stopErr != nil {
-			s.State, s.Err, s.Tools, s.PID = mcp.StateFailed, srv.stopErr, 0, 0
-		}
-		srv.mu.Unlock()
-		out = append(out, s)
-	}
-	return out
-}
-
-// MCPReady waits until the named server is connected and its tools are
-// registered. It returns the reason when the runtime gave up on the server,
-// ErrClosed after Shutdown, or ctx's error.
-func (rt *Runtime) MCPReady(ctx context.Context, server string) error {
-	srv, err := rt.mcpServer(server)
-	if err != nil {
-		return err
-	}
-	for {
-		srv.mu.Lock()
-		state, stopErr, closed, ch := srv.status.State, srv.stopErr, srv.closed, srv.changed
-		srv.mu.Unlock()
-		switch {
-		case stopErr != nil:
-			return fmt.Errorf("actors: mcp server %s: %w", server, stopErr)
-		case closed:
-			return ErrClosed
-		case state == mcp.StateReady:
-			return nil
-		}
-		select {
-		case <-ch:
-		case <-ctx.Done():
-			return fmt.Errorf("actors: waiting for mcp server %s (%s): %w", server, state, ctx.Err())
-		}
-	}
-}
-
-// MCPResources lists the resources of the named server.
-func (rt *Runtime) MCPResources(ctx context.Context, server string) ([]*sdk.Resource, error) {
-	conn, err := rt.mcpConn(server, "list resources")
-	if err != nil {
-		return nil, err
-	}
-	return conn.ListResources(ctx)
-}
-
-// ReadMCPResource reads the resource uri of the named server.
-func (rt *Runtime) ReadMCPResource(ctx context.Context, server, uri string) (*sdk.ReadResourceResult, error) {
-	conn, err := rt.mcpConn(server, "read resource "+uri)
-	if err != nil {
-		return nil, err
-	}
-	return conn.ReadResource(ctx, uri)
-}
-
-// MCPPrompts lists the prompts of the named server.
-func (rt *Runtime) MCPPrompts(ctx context.Context, server string) ([]*sdk.Prompt, error) {
-	conn, err := rt.mcpConn(server, "list prompts")
-	if err != nil {
-		return nil, err
-	}
-	return conn.ListPrompts(ctx)
-}
-
-// GetMCPPrompt renders the named prompt of the named server with args.
-func (rt *Runtime) GetMCPPrompt(ctx context.Context, server, name string, args map[string]string) (*sdk.GetPromptResult, error) {
-	conn, err := rt.mcpConn(server, "get prompt "+name)
-	if err != nil {
-		return nil, err
-	}
-	return conn.GetPrompt(ctx, name, args)
-}
-
-func (rt *Runtime) mcpServer(name string) (*mcpServer, error) {
-	if rt.mcp == nil || rt.mcp.byName[name] == nil {
-		return nil, fmt.Errorf("%w %q", ErrUnknownMCPServer, name)
-	}
-	return rt.mcp.byName[name], nil
-}
-
-// mcpConn returns the live connection of the named server, or why there
-// is none. Errors about the server wrap mcp.ErrServerUnavailable.
-func (rt *Runtime) mcpConn(name, op string) (*mcp.Conn, error) {
-	srv, err := rt.mcpServer(name)
-	if err != nil {
-		return nil, err
-	}
-	srv.mu.Lock()
-	conn, stopErr, closed := srv.conn, srv.stopErr, srv.closed
-	srv.mu.Unlock()
-	switch {
-	case closed:
-		return nil, ErrClosed
-	case stopErr != nil:
-		return nil, &mcp.ServerError{Server: name, Op: op, Err: fmt.Errorf("%w: stopped: %w", mcp.ErrServerUnavailable, stopErr)}
-	case conn == nil:
-		return nil, &mcp.ServerError{Server: name, Op: op, Err: fmt.Errorf("%w: not started yet", mcp.ErrServerUnavailable)}
-	}
-	return conn, nil
 }

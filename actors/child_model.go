@@ -1,12 +1,15 @@
 package actors
 
+// This file holds modelCall, one model request a session runs off its
+// mailbox.
+
 import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime/debug"
 	"time"
 
-	"github.com/asynkron/protoactor-go/actor"
 	"github.com/rs/zerolog"
 
 	"github.com/agcore/agcore/messages"
@@ -14,13 +17,15 @@ import (
 	"github.com/agcore/agcore/supervisor"
 )
 
-// modelCall is the child that runs one model request: it layers the system
-// prompt, streams the reply (forwarding text deltas to the session), and
-// retries what the decider says is worth retrying, with the PreRequest,
-// OnRetry and OnError hooks around each attempt. It is the only retry
-// layer of a model call: the provider's own layer, if it has one, is taken
-// off (providers.SingleAttempt). It blocks its own mailbox, never the
-// session's, and stops when done.
+// modelCall is one model request of a session's turn: it layers the
+// system prompt, streams the reply (forwarding text deltas to the
+// session), and retries what the decider says is worth retrying, with the
+// PreRequest, OnRetry and OnError hooks around each attempt. It is the only
+// retry layer of a model call: the provider's own layer, if it has one, is
+// taken off (providers.SingleAttempt). It runs as work the session starts
+// (on the runtime's executor pool, never in the session's mailbox), is
+// cancelled with the turn's context, and reports with modelDelta and
+// modelDone; a panic fails the call.
 type modelCall struct {
 	rt       *Runtime
 	gen      uint64
@@ -28,43 +33,48 @@ type modelCall struct {
 	provider providers.Provider
 	req      *messages.Request
 	prompt   promptInput
+	layers   *promptLayers // the layers the call used, for the session to keep
 	hc       HookContext
 	log      zerolog.Logger
 }
 
-// Receive implements actor.Actor.
-func (m *modelCall) Receive(ctx actor.Context) {
-	if _, ok := ctx.Message().(*actor.Started); !ok {
-		return
-	}
-	resp, err := m.run(ctx)
-	ctx.Send(ctx.Parent(), &modelDone{gen: m.gen, req: m.req, resp: resp, err: err})
-	ctx.Stop(ctx.Self())
+// run makes the call and reports to the session through send.
+func (m *modelCall) run(send func(any)) {
+	defer func() {
+		if v := recover(); v != nil {
+			m.log.Error().Interface("panic", v).Str("stack", string(debug.Stack())).Msg("model call panicked")
+			send(&modelDone{gen: m.gen, req: m.req, err: fmt.Errorf("model call panicked: %v", v)})
+		}
+	}()
+	resp, err := m.call(send)
+	send(&modelDone{gen: m.gen, req: m.req, resp: resp, err: err, prompt: m.layers})
 }
 
-func (m *modelCall) run(actx actor.Context) (*messages.Response, error) {
-	system, err := m.rt.systemPrompt(m.ctx, m.prompt)
+func (m *modelCall) call(send func(any)) (*messages.Response, error) {
+	system, layers, err := m.rt.systemPrompt(m.ctx, m.prompt)
+	m.layers = &layers
 	if err != nil {
 		return nil, err
 	}
 	if system != "" {
-		m.req.Messages = append([]messages.Message{messages.SystemText(system)}, m.req.Messages...)
+		msgs := make([]messages.Message, 0, len(m.req.Messages)+1)
+		m.req.Messages = append(append(msgs, messages.SystemText(system)), m.req.Messages...)
 	}
 	provider := providers.SingleAttempt(m.provider)
 	resp, err := providers.Retry(m.ctx, m.retryPolicy(), func(ctx context.Context) (*messages.Response, error) {
 		hc := m.hc
 		hc.Event, hc.Request = PreRequest, m.req
 		if reason, ok := blocked(m.rt.hooks.run(m.ctx, m.log, &hc), "blocked by a pre-request hook"); ok {
-			return nil, &BlockedError{Reason: reason}
+			return nil, &blockedError{reason: reason}
 		}
-		return m.stream(ctx, actx, provider)
+		return m.stream(ctx, send, provider)
 	})
 	switch {
 	case err == nil:
 		return resp, nil
 	case m.ctx.Err() != nil:
 		return nil, fmt.Errorf("model call: %w", context.Cause(m.ctx))
-	case errors.As(err, new(*BlockedError)):
+	case errors.As(err, new(*blockedError)):
 		return nil, err
 	}
 	hc := m.hc
@@ -106,7 +116,7 @@ func (m *modelCall) retryPolicy() providers.RetryPolicy {
 
 // stream makes one attempt with provider, forwarding text deltas to the
 // session. ctx is the call's context, numbered by the retry policy.
-func (m *modelCall) stream(ctx context.Context, actx actor.Context, provider providers.Provider) (*messages.Response, error) {
+func (m *modelCall) stream(ctx context.Context, send func(any), provider providers.Provider) (*messages.Response, error) {
 	s, err := provider.Stream(ctx, *m.req)
 	if err != nil {
 		return nil, err
@@ -117,7 +127,7 @@ func (m *modelCall) stream(ctx context.Context, actx actor.Context, provider pro
 			return nil, err
 		}
 		if c.Text != "" {
-			actx.Send(actx.Parent(), &modelDelta{gen: m.gen, text: c.Text})
+			send(&modelDelta{gen: m.gen, text: c.Text})
 		}
 	}
 	resp := s.Response()

@@ -1,5 +1,14 @@
 package actors
 
+// This file holds the turn, top to bottom, as the session actor runs it:
+// the user message is journaled (acknowledging it), the model is asked,
+// its reply journaled, the reply's tool calls run (in parallel, each
+// journaled as started before it runs and as finished when it ends), the
+// model is asked again with their results, and so on until the model
+// stops, a limit is hit or the turn is cancelled; then the turn's end is
+// journaled and the next queued submission starts. A turn that a crash
+// interrupted resumes from the journal.
+
 import (
 	"cmp"
 	"context"
@@ -29,28 +38,35 @@ type turnRun struct {
 	text       string
 	finish     messages.FinishReason
 	retried    bool // a context-length error already triggered a compaction
+	// wrote says that a tool of the current round may have written to the
+	// session memory (its permission is above read-only).
+	wrote bool
 
-	modelPID *actor.PID
-	calls    []messages.ToolCall // the calls of the current reply, in order
-	next     int                 // index of the next call to start
-	done     int                 // calls with a result
-	running  map[string]*toolRun
+	calls   []messages.ToolCall // the calls of the current reply, in order
+	next    int                 // index of the next call to start
+	done    int                 // calls with a result
+	running map[string]*toolRun
+	// results receives the results of the round's calls as they end (it
+	// holds one per call): the session takes every result there is when
+	// any call reports, so that results that end together are journaled
+	// together.
+	results chan *toolDone
 }
 
 // toolRun is a tool call in flight.
 type toolRun struct {
 	call    messages.ToolCall
-	pid     *actor.PID
-	cancel  context.CancelFunc
-	stop    func() bool
+	cancel  context.CancelFunc // nil for a call the session carries out
+	stop    func() bool        // disarms the deadline
 	started time.Time
+	// child is the sub-agent session a spawn_agent call runs.
+	child string
 }
 
 func (a *sessionActor) newTurn(index int, turnID string) *turnRun {
 	ctx, cancel := context.WithCancel(a.rt.ctx)
 	t := &turnRun{index: index, turnID: turnID, ctx: ctx, cancel: cancel}
 	a.turn = t
-	a.e.setBusy(true)
 	return t
 }
 
@@ -58,12 +74,14 @@ func (a *sessionActor) newTurn(index int, turnID string) *turnRun {
 // model.
 func (a *sessionActor) startTurn(cmd *submitCmd) {
 	index := a.st.Turn
-	// The submission stays pending until its message is journaled: if the
+	a.stage(messages.UserMessage{TurnID: cmd.turnID, Turn: index, Message: cmd.msg})
+	// The submission stays pending until its message is durable: if the
 	// append fails, the restarted actor takes it up again.
-	a.appendEvents(messages.UserMessage{TurnID: cmd.turnID, Turn: index, Message: cmd.msg})
-	a.e.removePending(cmd)
+	a.after(func() { a.dropPending(cmd) })
 	t := a.newTurn(index, cmd.turnID)
-	a.e.hub.attach(cmd.sub, index)
+	a.staleMemory()
+	a.attach(cmd.sub, index)
+	a.watchTask(cmd)
 	a.publish(messages.TurnStarted{EventMeta: a.meta(), TurnID: cmd.turnID, Agent: a.st.Agent})
 	a.hook(t.ctx, &HookContext{Event: OnTurnStart})
 	a.requestModel()
@@ -102,37 +120,23 @@ func (a *sessionActor) resume() {
 // interrupted.
 func (a *sessionActor) resumeTools(o *memory.OpenTurn) {
 	t := a.turn
-	a.e.gen++
+	a.c.gen++
 	toRun := make([]messages.ToolCall, 0, len(o.Pending))
 	for _, c := range o.Pending {
-		if o.WasStarted(c.ID) && !a.rerunnable(c.Name) && !awaitedApproval(o, c.ID) {
+		if o.WasStarted(c.ID) && !a.rt.tools.rerunnable(c.Name) && !awaitedApproval(o, c.ID) {
 			a.finishTool(c, errorResult("%s: %s is not idempotent, so it was not run again after the interruption", memory.InterruptedResult, c.Name), 0)
 			continue
 		}
 		toRun = append(toRun, c)
 	}
 	t.calls, t.next, t.done, t.running = toRun, 0, 0, make(map[string]*toolRun)
+	t.results = make(chan *toolDone, len(toRun))
 	a.startMoreTools()
 	a.checkRoundDone()
 }
 
-// rerunnable reports whether a tool may run again after an interruption.
-func (a *sessionActor) rerunnable(name string) bool {
-	if name == retrieveToolName {
-		return true
-	}
-	if tool, ok := a.rt.swarm.tool(name); ok {
-		return tool.Idempotent()
-	}
-	if a.rt.cfg.Tools == nil {
-		return false
-	}
-	tool, ok := a.rt.cfg.Tools.Get(name)
-	return ok && (tool.Idempotent() || tool.Permission() <= toolsys.PermReadOnly)
-}
-
-// requestModel checks the limits and spawns the model call of the next
-// round trip.
+// requestModel checks the limits and starts the model call of the next
+// round trip, once what led to it is durable.
 func (a *sessionActor) requestModel() {
 	t := a.turn
 	ag := a.agent()
@@ -153,16 +157,24 @@ func (a *sessionActor) requestModel() {
 		a.failTurn(err)
 		return
 	}
-	a.e.gen++
+	if t.wrote {
+		t.wrote = false
+		a.staleMemory()
+	}
+	a.c.gen++
 	msgs := a.st.Messages(memory.ViewOptions{})
-	req := &messages.Request{Model: model, Messages: msgs, Tools: a.rt.toolDefinitions(ag)}
+	req := &messages.Request{Model: model, Messages: msgs, Tools: a.rt.tools.definitions(ag)}
 	mc := &modelCall{
-		rt: a.rt, gen: a.e.gen, ctx: t.ctx, provider: prov, req: req, log: a.log,
+		rt: a.rt, gen: a.c.gen, ctx: t.ctx, provider: prov, req: req, log: a.log,
 		hc: HookContext{Session: a.id, Turn: t.index, Agent: ag.Name},
 		prompt: promptInput{session: a.id, turn: t.index, agent: ag, note: a.st.AgentNote, query: lastUserText(msgs),
-			now: a.rt.clock.Now(), workspace: a.rt.workspaceRoot()},
+			now: a.rt.clock.Now(), workspace: a.rt.workspaceRoot(), have: a.prompt, memoryEpoch: a.memoryEpoch},
 	}
-	t.modelPID = a.spawnChild(actor.PropsFromProducer(func() actor.Actor { return mc }), fmt.Sprintf("model/%d-%d", t.index, t.roundTrips))
+	a.after(func() {
+		if a.turn == t && !a.stopping {
+			a.startWork(mc.run)
+		}
+	})
 }
 
 // spawnChild spawns a child named name, or with a generated name if name is
@@ -176,11 +188,9 @@ func (a *sessionActor) spawnChild(props *actor.Props, name string) *actor.PID {
 }
 
 // onModelDone journals the reply, then runs its tool calls or ends the
-// turn. The reply shares one append with the calls that start at once, or
-// with the end of the turn.
+// turn.
 func (a *sessionActor) onModelDone(m *modelDone) {
 	t := a.turn
-	t.modelPID = nil
 	if m.err != nil {
 		if providers.KindOf(m.err) == providers.KindContextLength && !t.retried && !a.rt.cfg.Compaction.Disabled {
 			t.retried = true
@@ -202,7 +212,6 @@ func (a *sessionActor) onModelDone(m *modelDone) {
 		model = m.req.Model
 	}
 	cost := a.rt.tracker.Record(model, resp.Usage)
-	a.openBatch()
 	a.stage(messages.AssistantMessage{Turn: t.index, Message: msg, FinishReason: resp.FinishReason, Model: model, Usage: resp.Usage, Cost: cost})
 	t.roundTrips++
 	t.usage = t.usage.Add(resp.Usage)
@@ -226,21 +235,19 @@ func (a *sessionActor) failTurn(err error) {
 	var pe *providers.Error
 	if errors.As(err, &pe) {
 		kind = pe.Kind.String()
-	} else if be := (*BlockedError)(nil); errors.As(err, &be) {
+	} else if be := (*blockedError)(nil); errors.As(err, &be) {
 		kind = "blocked"
 	}
 	a.publish(messages.ErrorEvent{EventMeta: a.meta(), Message: err.Error(), Kind: kind})
 	a.endTurn(messages.OutcomeFailed, err.Error())
 }
 
-// runTools starts the calls of one reply, in parallel up to the limit:
-// the calls that start at once (and the results of those refused before
-// running) are journaled with the reply, then their executors spawn.
+// runTools starts the calls of one reply, in parallel up to the limit.
 func (a *sessionActor) runTools(calls []messages.ToolCall) {
 	t := a.turn
 	t.calls, t.next, t.done, t.running = calls, 0, 0, make(map[string]*toolRun)
+	t.results = make(chan *toolDone, len(calls))
 	a.startMoreTools()
-	a.flush()
 	a.checkRoundDone()
 }
 
@@ -264,12 +271,14 @@ func (a *sessionActor) checkRoundDone() {
 	}
 }
 
-// startTool runs the PreToolUse hooks, journals ToolCallStarted and spawns
-// the executor with its deadline once that is durable.
+// startTool runs the PreToolUse hooks, journals ToolCallStarted, and
+// starts the call: a call of the runtime's own tools that the session
+// carries out itself begins here, any other runs off the mailbox with its
+// deadline once ToolCallStarted is durable.
 func (a *sessionActor) startTool(call messages.ToolCall) {
 	t := a.turn
 	ag := a.agent()
-	if !ag.allowed(call.Name) {
+	if !a.rt.tools.allowed(ag, call.Name) {
 		a.finishTool(call, errorResult("tool %q is not available to agent %q", call.Name, ag.Name), 0)
 		return
 	}
@@ -287,29 +296,55 @@ func (a *sessionActor) startTool(call messages.ToolCall) {
 	a.stage(messages.ToolCallStarted{Turn: t.index, CallID: call.ID, Name: call.Name, Arguments: call.Arguments})
 	a.publish(messages.ToolStarted{EventMeta: a.meta(), CallID: call.ID, Name: call.Name, Arguments: call.Arguments})
 
-	timeout := a.agent().limits.ToolTimeout
-	if call.Name == SpawnAgentToolName && a.rt.swarm.cfg.Enabled {
-		timeout = 0 // a sub-agent's wall time is its budget's
+	if tool, ok := a.rt.tools.get(call.Name); !ok || tool.Permission() > toolsys.PermReadOnly {
+		t.wrote = true
 	}
+	run := &toolRun{call: call, started: a.rt.clock.Now()}
+	if st := a.rt.tools.sessionTool(call.Name); st != nil {
+		if res, done := st.start(a, run); done {
+			a.finishTool(call, res, 0)
+		} else {
+			t.running[call.ID] = run
+		}
+		return
+	}
+	timeout := ag.limits.ToolTimeout
 	ctx, cancel := context.WithCancel(t.ctx)
 	if timeout > 0 {
 		ctx, cancel = context.WithTimeout(t.ctx, timeout)
 	}
-	gen := a.e.gen
-	ex := &toolExec{rt: a.rt, gen: gen, ctx: ctx, call: call, tc: &toolsys.Context{
+	run.cancel = cancel
+	gen := a.c.gen
+	ex := &toolExec{rt: a.rt, gen: gen, ctx: ctx, call: call, results: t.results, tc: &toolsys.Context{
 		SessionID: a.id, Turn: t.index, CallID: call.ID, Workspace: a.rt.cfg.Workspace,
-		Logger: a.log.With().Str("tool", call.Name).Str("call", call.ID).Logger(), Costs: a.rt.tracker,
-	}, caller: a.callerFor(call), approver: a.approverFor(gen)}
-	run := &toolRun{call: call, cancel: cancel}
+		Logger: narrow(a.log, "tool", call.Name, "call", call.ID), Costs: a.rt.tracker,
+	}, approver: a.approverFor(gen)}
 	t.running[call.ID] = run
-	a.afterJournal(func() {
+	a.after(func() {
+		if a.turn != t || t.running[call.ID] != run || a.stopping {
+			return
+		}
 		run.started = a.rt.clock.Now()
-		run.pid = a.spawnChild(actor.PropsFromProducer(func() actor.Actor { return ex }), "tool/"+call.ID)
+		a.startWork(ex.run)
 		if timeout > 0 {
 			self, root, id := a.actx.Self(), a.rt.system.Root, call.ID
 			run.stop = a.rt.clock.AfterFunc(timeout, func() { root.Send(self, &toolDeadline{gen: gen, callID: id}) })
 		}
 	})
+}
+
+// onToolsDone takes every result the round's calls have delivered and
+// records each: one append for results that ended together.
+func (a *sessionActor) onToolsDone() {
+	for t := a.turn; t != nil && a.turn == t; {
+		select {
+		case m := <-t.results:
+			a.onToolDone(m)
+			continue
+		default:
+		}
+		return
+	}
 }
 
 func (a *sessionActor) onToolDone(m *toolDone) {
@@ -318,13 +353,16 @@ func (a *sessionActor) onToolDone(m *toolDone) {
 		return
 	}
 	res := m.result
-	if m.err != nil {
+	if m.panicked != nil {
+		res = errorResult("tool %s panicked: %v", run.call.Name, m.panicked)
+		a.expireApproval(run.call.ID, res.Content)
+	} else if m.err != nil {
 		res = errorResult("tool %s failed: %v", run.call.Name, m.err)
 		if errors.Is(m.err, context.DeadlineExceeded) {
 			res = errorResult("tool %s timed out after %s", run.call.Name, a.agent().limits.ToolTimeout)
 		}
 		a.expireApproval(run.call.ID, res.Content)
-	} else if w := a.e.approval(run.call.ID); w != nil {
+	} else if w := a.approvals[run.call.ID]; w != nil {
 		// The permission pipeline stopped waiting while the call went on:
 		// its approval timeout passed.
 		a.expireApproval(run.call.ID, fmt.Sprintf("approval timed out after %v", w.timeout))
@@ -337,17 +375,19 @@ func (a *sessionActor) onToolDeadline(callID string) {
 	if run == nil {
 		return
 	}
-	a.actx.Stop(run.pid)
 	res := errorResult("tool %s timed out after %s", run.call.Name, a.agent().limits.ToolTimeout)
 	a.expireApproval(callID, res.Content)
 	a.completeTool(run, res)
 }
 
-// completeTool records the result of a call that ran.
+// completeTool records the result of a call that ran, and starts what
+// waited for it.
 func (a *sessionActor) completeTool(run *toolRun, res toolsys.Result) {
 	t := a.turn
 	delete(t.running, run.call.ID)
-	run.cancel()
+	if run.cancel != nil {
+		run.cancel()
+	}
 	if run.stop != nil {
 		run.stop()
 	}
@@ -367,35 +407,36 @@ func (a *sessionActor) finishTool(call messages.ToolCall, res toolsys.Result, el
 	a.publish(messages.ToolFinished{EventMeta: a.meta(), CallID: call.ID, Name: call.Name, Duration: elapsed, IsError: res.IsError, Content: res.Content})
 }
 
-// endTurn stops the turn's children, journals how it ended (with the reply
-// that ended it, when a batch is open), and starts the next queued
+// endTurn stops the turn's work (its sub-agents are told to stop and
+// report), journals how the turn ended, and starts the next queued
 // submission.
 func (a *sessionActor) endTurn(outcome messages.TurnOutcome, reason string) {
 	t := a.turn
-	a.e.gen++
+	a.c.gen++
 	t.cancel()
-	if t.modelPID != nil {
-		a.actx.Stop(t.modelPID)
-	}
 	for _, run := range t.running {
 		if run.stop != nil {
 			run.stop()
 		}
-		a.actx.Stop(run.pid)
+		if run.child != "" {
+			a.stopSub(run.child, cmp.Or(reason, string(outcome)))
+		}
 	}
+	a.dropWaitingSpawns(t.index)
 	a.expireApprovals(fmt.Sprintf("the turn ended (%s) before an answer", cmp.Or(reason, string(outcome))))
 	if outcome == messages.OutcomeCancelled {
-		a.appendEvents(messages.TurnCancelled{Turn: t.index, TurnID: t.turnID, Reason: reason})
+		a.stage(messages.TurnCancelled{Turn: t.index, TurnID: t.turnID, Reason: reason})
 	} else {
 		a.stage(messages.TurnCompleted{Turn: t.index, TurnID: t.turnID, Outcome: outcome, FinishReason: t.finish,
 			Reason: reason, Usage: t.usage, Cost: t.cost, RoundTrips: t.roundTrips})
-		a.flush()
 	}
 	a.hook(context.WithoutCancel(t.ctx), &HookContext{Event: OnTurnEnd, Outcome: outcome})
-	a.publish(messages.TurnEnded{EventMeta: a.meta(), TurnID: t.turnID, Outcome: outcome, FinishReason: t.finish, Text: t.text,
-		Reason: reason, Usage: t.usage, Cost: t.cost, RoundTrips: t.roundTrips})
+	ended := messages.TurnEnded{EventMeta: a.meta(), TurnID: t.turnID, Outcome: outcome, FinishReason: t.finish, Text: t.text,
+		Reason: reason, Usage: t.usage, Cost: t.cost, RoundTrips: t.roundTrips}
+	a.publish(ended)
 	a.log.Debug().Int("turn", t.index).Str("outcome", string(outcome)).Int("round_trips", t.roundTrips).Msg("turn ended")
 	a.turn = nil
+	a.turnEnded(ended)
 	a.reapOrphans()
 	a.maybeCompact()
 	a.startNext()

@@ -1,5 +1,7 @@
 package actors
 
+// This file holds Runtime.Delete.
+
 import (
 	"context"
 	"fmt"
@@ -39,8 +41,8 @@ func (rt *Runtime) Delete(ctx context.Context, id string) error {
 		rt.mu.Unlock()
 		return fmt.Errorf("%w: %s", ErrSessionDeleted, id)
 	}
-	e := rt.entries[id]
-	delete(rt.entries, id)
+	ref := rt.live[id]
+	delete(rt.live, id)
 	if rt.deleting == nil {
 		rt.deleting = make(map[string]struct{})
 	}
@@ -52,17 +54,12 @@ func (rt *Runtime) Delete(ctx context.Context, id string) error {
 		rt.mu.Unlock()
 	}()
 
-	if e != nil {
-		// The Poison is queued behind the cancel, so the cancellation is
-		// journaled before the actor stops.
-		rt.system.Root.Send(e.pid, &cancelCmd{reason: "session deleted"})
-		if err := waitFuture(ctx, rt.system.Root.PoisonFuture(e.pid)); err != nil {
-			return fmt.Errorf("actors: delete %s: stopping the session: %w", id, err)
-		}
-		err := fmt.Errorf("%w: %s", ErrSessionDeleted, id)
-		e.hub.failAll(err)
-		for _, cmd := range e.takePending() {
-			cmd.sub.fail(err)
+	if ref != nil {
+		rt.postRef(ref, &stopCmd{cancelReason: "session deleted", err: fmt.Errorf("%w: %s", ErrSessionDeleted, id)})
+		select {
+		case <-ref.done:
+		case <-ctx.Done():
+			return fmt.Errorf("actors: delete %s: stopping the session: %w", id, ctx.Err())
 		}
 	} else {
 		tail, err := rt.journal.Tail(ctx, id)

@@ -1,5 +1,7 @@
 package actors
 
+// This file holds Runtime.Backup.
+
 import (
 	"context"
 	"errors"

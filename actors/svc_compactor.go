@@ -1,9 +1,11 @@
 package actors
 
+// This file holds the compactor service actor, which compacts histories
+// off the turns' critical path, and its jobs.
+
 import (
 	"context"
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -131,54 +133,4 @@ func transcript(msgs []messages.Message) string {
 		}
 	}
 	return b.String()
-}
-
-// maybeCompact asks the compactor for a compaction when the history has
-// reached the threshold.
-func (a *sessionActor) maybeCompact() {
-	if a.rt.cfg.Compaction.Disabled || a.compacting {
-		return
-	}
-	if !memory.ShouldCompact(a.st.Messages(memory.ViewOptions{}), a.rt.cfg.Compaction.Config, &a.breaker) {
-		return
-	}
-	a.requestCompaction(false)
-}
-
-// requestCompaction sends the history to the compactor. forTurn says that
-// the running turn waits for it (a context-length error) to retry its model
-// call.
-func (a *sessionActor) requestCompaction(forTurn bool) {
-	a.compacting = true
-	a.rt.system.Root.Send(a.rt.compactor, &compactReq{
-		session: a.id, history: slices.Clone(a.st.History), seqs: slices.Clone(a.st.HistorySeq),
-		replyTo: a.actx.Self(), gen: a.e.gen, forTurn: forTurn,
-	})
-}
-
-// onCompactDone journals a compaction, or records its failure.
-func (a *sessionActor) onCompactDone(m *compactDone) {
-	a.compacting = false
-	waiting := m.forTurn && a.turn != nil && m.gen == a.e.gen
-	if m.err != nil {
-		a.breaker.Failure()
-		a.log.Warn().Err(m.err).Int("failures", a.breaker.Failures()).Msg("compaction failed")
-		if waiting {
-			a.failTurn(fmt.Errorf("context length exceeded and compaction failed: %w", m.err))
-		}
-		return
-	}
-	a.breaker.Success()
-	a.appendEvents(*m.event)
-	ev := messages.ContextCompacted{EventMeta: a.meta(), Kind: m.event.Kind, TokensBefore: m.event.TokensBefore, TokensAfter: m.event.TokensAfter}
-	a.publish(ev)
-	ctx := a.rt.ctx
-	if a.turn != nil {
-		ctx = a.turn.ctx
-	}
-	a.hook(ctx, &HookContext{Event: OnCompact, Compaction: &ev})
-	a.log.Info().Str("kind", ev.Kind).Int("before", ev.TokensBefore).Int("after", ev.TokensAfter).Dur("took", m.elapsed).Msg("history compacted")
-	if waiting {
-		a.requestModel()
-	}
 }

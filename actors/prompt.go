@@ -1,0 +1,162 @@
+package actors
+
+// This file holds the layering of the system prompt of a model call.
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"text/template"
+	"time"
+
+	"github.com/agcore/agcore/messages"
+)
+
+// retrieveLayerLimit is the number of passages the prompt's knowledge
+// layer holds.
+const retrieveLayerLimit = 3
+
+// promptInput is what the prompt layers of one model call are built from:
+// the call's session, turn and agent, and the layers the session keeps
+// from its earlier calls.
+type promptInput struct {
+	session   string
+	turn      int
+	agent     *agent
+	note      string
+	query     string
+	now       time.Time
+	workspace string
+	// have are the layers the session keeps; memoryEpoch is the session's
+	// epoch of its session-memory layer.
+	have        promptLayers
+	memoryEpoch uint64
+}
+
+// promptKey says what the fixed layers of a system prompt were rendered
+// for: their templates read the agent, the turn and the date, and the note
+// follows an agent switch.
+type promptKey struct {
+	agent *agent
+	turn  int
+	date  string
+	note  string
+}
+
+// promptLayers are the rendered layers of a session's system prompt,
+// which the session keeps between model calls: the fixed layers until
+// their key changes, the session-memory snapshot until a turn starts or a
+// tool that may write has run (memoryEpoch says which), and the retrieved
+// knowledge for the turn's last user message.
+type promptLayers struct {
+	key   promptKey
+	fixed string // base, agent, environment and agent-note layers
+	fixOK bool
+
+	memory      string
+	memoryEpoch uint64
+	memoryOK    bool
+
+	knowledge     string
+	knowledgeTurn int
+	knowledgeOK   bool
+}
+
+// systemPrompt layers the system prompt of one model call: base, agent,
+// environment (Config.EnvironmentPrompt), the agent-switch note, the
+// session-memory snapshot and the retrieved knowledge, each taken from
+// in.have when it is still valid. Empty layers are left out. It returns
+// the layers it used, for the session to keep.
+func (rt *Runtime) systemPrompt(ctx context.Context, in promptInput) (string, promptLayers, error) {
+	l := in.have
+	key := promptKey{agent: in.agent, turn: in.turn, date: in.now.UTC().Format("2006-01-02"), note: in.note}
+	if !l.fixOK || l.key != key {
+		fixed, err := rt.fixedLayers(in, key.date)
+		if err != nil {
+			return "", l, err
+		}
+		l.key, l.fixed, l.fixOK = key, fixed, true
+	}
+	if rt.sessionMemory != nil && !l.memoryOK {
+		snap, err := rt.sessionMemory.Snapshot(ctx, in.session)
+		if err != nil {
+			return "", l, fmt.Errorf("prompt: session memory: %w", err)
+		}
+		l.memory, l.memoryEpoch, l.memoryOK = snap, in.memoryEpoch, true
+	}
+	if in.agent.Retrieve && rt.cfg.Knowledge != nil && strings.TrimSpace(in.query) != "" && (!l.knowledgeOK || l.knowledgeTurn != in.turn) {
+		passages, err := rt.retrieve(ctx, in.query, retrieveLayerLimit)
+		if err != nil {
+			return "", l, fmt.Errorf("prompt: knowledge: %w", err)
+		}
+		l.knowledge, l.knowledgeTurn, l.knowledgeOK = renderPassages(passages), in.turn, true
+	}
+	return joinLayers(l.fixed, l.memory, l.knowledge), l, nil
+}
+
+// fixedLayers renders the base, agent, environment and agent-note layers.
+func (rt *Runtime) fixedLayers(in promptInput, date string) (string, error) {
+	data := make(map[string]any, len(rt.cfg.PromptVars)+len(in.agent.Vars)+5)
+	maps.Copy(data, rt.cfg.PromptVars)
+	maps.Copy(data, in.agent.Vars)
+	data["Session"] = in.session
+	data["Agent"] = in.agent.Name
+	data["Turn"] = in.turn
+	data["Date"] = date
+	data["Workspace"] = in.workspace
+
+	layers := make([]string, 0, 4)
+	for _, t := range []*template.Template{rt.base, in.agent.tmpl} {
+		var b bytes.Buffer
+		if err := t.Execute(&b, data); err != nil {
+			return "", fmt.Errorf("prompt %q: %w", t.Name(), err)
+		}
+		layers = append(layers, b.String())
+	}
+	if rt.cfg.EnvironmentPrompt {
+		env := fmt.Sprintf("<environment>\nsession: %s\nagent: %s\ndate: %s\n", in.session, in.agent.Name, date)
+		if in.workspace != "" {
+			env += "workspace: " + in.workspace + "\n"
+		}
+		layers = append(layers, env+"</environment>")
+	}
+	if in.note != "" {
+		layers = append(layers, "<agent-note>\n"+in.note+"\n</agent-note>")
+	}
+	return joinLayers(layers...), nil
+}
+
+// joinLayers joins the layers that are not blank, with a blank line
+// between them.
+func joinLayers(layers ...string) string {
+	layers = slices.DeleteFunc(layers, func(s string) bool { return strings.TrimSpace(s) == "" })
+	return strings.Join(layers, "\n\n")
+}
+
+// renderPassages renders retrieved passages as a <knowledge> block, ""
+// for none.
+func renderPassages(ps []Passage) string {
+	if len(ps) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("<knowledge>\n")
+	for _, p := range ps {
+		fmt.Fprintf(&b, "## %s\n%s\n", p.Title, p.Text)
+	}
+	b.WriteString("</knowledge>")
+	return b.String()
+}
+
+// lastUserText returns the text of the last user message of msgs.
+func lastUserText(msgs []messages.Message) string {
+	for i := len(msgs) - 1; i >= 0; i-- {
+		if msgs[i].Role == messages.RoleUser {
+			return msgs[i].Text()
+		}
+	}
+	return ""
+}

@@ -1,0 +1,204 @@
+package actors
+
+// This file holds the Runtime's directory of live sessions: the handles
+// (sessionRef) through which everything outside a session actor reaches
+// it, activation, and the hand-over at passivation.
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/asynkron/protoactor-go/actor"
+)
+
+// sessionRef is the handle of one live session actor: its id and PID, and
+// done, closed once the actor has stopped. It is all the runtime, Session
+// handles and other sessions hold of a session; the session's state is the
+// actor's alone. err says why the actor stopped for good (nil after a
+// passivation): the actor writes it once, before it closes done, and it is
+// read only after done is closed.
+type sessionRef struct {
+	id   string
+	pid  *actor.PID
+	done chan struct{}
+	err  error
+	// child marks a sub-agent's session, which stops with its parent.
+	child bool
+	// posted counts the commands posted to the actor; guarded by the
+	// runtime's mu (see Runtime.retire).
+	posted uint64
+}
+
+func newSessionRef(id string, child bool) *sessionRef {
+	return &sessionRef{id: id, child: child, done: make(chan struct{})}
+}
+
+// stopped returns why the actor stopped, once it has: its reason, or
+// ErrSessionStopped when it gave none.
+func (r *sessionRef) stopped() error {
+	if r.err != nil {
+		return r.err
+	}
+	return fmt.Errorf("%w: %s", ErrSessionStopped, r.id)
+}
+
+// sessionProps returns the props of a session actor that carries c across
+// its restarts: its mailbox runs on the runtime's dispatcher, and its
+// children (sub-agents) are supervised as sessions are.
+func (rt *Runtime) sessionProps(c *sessionCarry, opts ...actor.PropsOption) *actor.Props {
+	opts = append(opts, actor.WithDispatcher(rt.dispatcher), actor.WithSupervisor(rt.sessionStrategy))
+	return actor.PropsFromProducer(func() actor.Actor { return newSessionActor(rt, c) }, opts...)
+}
+
+// activateLocked returns the handle of session id, spawning its actor when
+// none runs. rt.mu is held; it is released while an actor of the same name
+// that is stopping (a passivation) finishes.
+func (rt *Runtime) activateLocked(id string) (*sessionRef, error) {
+	for {
+		if rt.closed {
+			return nil, ErrClosed
+		}
+		if ref := rt.live[id]; ref != nil {
+			return ref, nil
+		}
+		if _, ok := rt.deleting[id]; ok {
+			return nil, fmt.Errorf("%w: %s", ErrSessionDeleted, id)
+		}
+		ref := newSessionRef(id, false)
+		pid, err := rt.system.Root.SpawnNamed(rt.sessionProps(newCarry(ref, nil), actor.WithGuardian(rt.sessionStrategy)), "sessions/"+id)
+		if errors.Is(err, actor.ErrNameExists) {
+			rt.mu.Unlock()
+			_ = rt.system.Root.StopFuture(pid).Wait()
+			rt.mu.Lock()
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("actors: spawn session %s: %w", id, err)
+		}
+		ref.pid = pid
+		rt.live[id] = ref
+		return ref, nil
+	}
+}
+
+// post delivers cmd to session id, activating it.
+func (rt *Runtime) post(id string, cmd command) (*sessionRef, error) {
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	ref, err := rt.activateLocked(id)
+	if err != nil {
+		return nil, err
+	}
+	ref.posted++
+	rt.system.Root.Send(ref.pid, cmd)
+	return ref, nil
+}
+
+// postLive delivers cmd to session id if its actor runs, and returns its
+// handle; nil when the session is not active.
+func (rt *Runtime) postLive(id string, cmd command) *sessionRef {
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	ref := rt.live[id]
+	if ref != nil && !rt.closed {
+		ref.posted++
+		rt.system.Root.Send(ref.pid, cmd)
+	}
+	return ref
+}
+
+// postRef delivers cmd to the actor of ref, whether or not it is still in
+// the directory.
+func (rt *Runtime) postRef(ref *sessionRef, cmd command) {
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	ref.posted++
+	rt.system.Root.Send(ref.pid, cmd)
+}
+
+// retire takes ref out of the directory for a passivation, if the actor
+// has received every command posted to it (received). From then on, the
+// next command activates a new actor; none can reach this one.
+func (rt *Runtime) retire(ref *sessionRef, received uint64) bool {
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	if rt.live[ref.id] != ref || ref.posted != received {
+		return false
+	}
+	delete(rt.live, ref.id)
+	return true
+}
+
+// register enters the handle of a sub-agent session, whose actor spawn
+// starts (as a child of its parent's actor), in the directory. It fails
+// when a session of that id is active already (it was opened on its own)
+// or the runtime is closed; spawn is not called then.
+func (rt *Runtime) register(ref *sessionRef, spawn func() *actor.PID) error {
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	switch {
+	case rt.closed:
+		return ErrClosed
+	case rt.live[ref.id] != nil:
+		return fmt.Errorf("actors: session %s is active already", ref.id)
+	}
+	ref.pid = spawn()
+	rt.live[ref.id] = ref
+	return nil
+}
+
+// forget takes ref out of the directory once its actor has stopped.
+func (rt *Runtime) forget(ref *sessionRef) {
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	if rt.live[ref.id] == ref {
+		delete(rt.live, ref.id)
+	}
+}
+
+// live returns the handle of session id if its actor runs, without
+// activating it.
+func (rt *Runtime) liveRef(id string) *sessionRef {
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	return rt.live[id]
+}
+
+// liveRefs returns the handles of every active session.
+func (rt *Runtime) liveRefs() []*sessionRef {
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	out := make([]*sessionRef, 0, len(rt.live))
+	for _, ref := range rt.live {
+		out = append(out, ref)
+	}
+	return out
+}
+
+// onSessionStop runs on the supervisor when it stops a session for good:
+// the session leaves the directory at once, and its actor, as it stops,
+// tells its callers why (takeStopReason).
+func (rt *Runtime) onSessionStop(child *actor.PID, reason error) {
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	for id, ref := range rt.live {
+		if ref.pid != nil && ref.pid.Equal(child) {
+			delete(rt.live, id)
+			if rt.stopReasons == nil {
+				rt.stopReasons = make(map[*sessionRef]error)
+			}
+			rt.stopReasons[ref] = &SessionStoppedError{Session: id, Reason: reason}
+			return
+		}
+	}
+}
+
+// takeStopReason returns (and forgets) the reason the supervisor gave for
+// stopping ref's actor, nil when it did not stop it.
+func (rt *Runtime) takeStopReason(ref *sessionRef) error {
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	err := rt.stopReasons[ref]
+	delete(rt.stopReasons, ref)
+	return err
+}
