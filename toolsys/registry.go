@@ -79,6 +79,7 @@ type entry struct {
 	tool     Tool
 	tags     []string
 	category string
+	source   Source
 
 	mu    sync.Mutex
 	stats Stats
@@ -128,6 +129,13 @@ func WithCategory(category string) RegisterOption {
 	return func(e *entry) { e.category = category }
 }
 
+// WithSource records where the tool comes from (ToolInfo.Source,
+// Stats.Source, ListBySource). Without it, or with an empty source, a tool
+// is SourceBuiltin.
+func WithSource(source Source) RegisterOption {
+	return func(e *entry) { e.source = source }
+}
+
 // Register adds t. A name already registered yields an error wrapping
 // ErrDuplicateTool; an invalid name, one wrapping ErrInvalidToolName.
 func (r *Registry) Register(t Tool, opts ...RegisterOption) error {
@@ -142,6 +150,9 @@ func (r *Registry) Register(t Tool, opts ...RegisterOption) error {
 	e := &entry{tool: t}
 	for _, o := range opts {
 		o(e)
+	}
+	if e.source == "" {
+		e.source = SourceBuiltin
 	}
 	slices.Sort(e.tags)
 	e.tags = slices.Compact(e.tags)
@@ -249,20 +260,28 @@ func (r *Registry) ListByCategory(category string) []Tool {
 	return toolsOf(r.entries(func(e *entry) bool { return e.category == category }))
 }
 
+// ListBySource returns the tools from source, sorted by name.
+func (r *Registry) ListBySource(source Source) []Tool {
+	return toolsOf(r.entries(func(e *entry) bool { return e.source == source }))
+}
+
 // ToolInfo is a registered tool with its registration metadata.
 type ToolInfo struct {
 	Tool     Tool
 	Tags     []string
 	Category string
+	// Source is where the tool comes from (SourceBuiltin unless it was
+	// registered WithSource).
+	Source Source
 }
 
-// Info returns the named tool with its tags and category.
+// Info returns the named tool with its tags, category and source.
 func (r *Registry) Info(name string) (ToolInfo, bool) {
 	e := r.entry(name)
 	if e == nil {
 		return ToolInfo{}, false
 	}
-	return ToolInfo{Tool: e.tool, Tags: slices.Clone(e.tags), Category: e.category}, true
+	return ToolInfo{Tool: e.tool, Tags: slices.Clone(e.tags), Category: e.category, Source: e.source}, true
 }
 
 // Definitions returns the tools as a provider request describes them,
@@ -284,6 +303,8 @@ func Definition(t Tool) messages.ToolDefinition {
 
 // Stats are a tool's call statistics since registration.
 type Stats struct {
+	// Source is where the tool comes from, to group statistics by.
+	Source Source
 	// Calls counts dispatched calls, refused ones included.
 	Calls int64
 	// Errors counts calls that ended in an IsError result or a Go error.
@@ -309,18 +330,23 @@ func (r *Registry) Stats(name string) (Stats, bool) {
 	if e == nil {
 		return Stats{}, false
 	}
+	return e.snapshot(), true
+}
+
+// snapshot returns the entry's statistics with its source.
+func (e *entry) snapshot() Stats {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	return e.stats, true
+	s := e.stats
+	s.Source = e.source
+	return s
 }
 
 // AllStats returns the statistics of every tool, by name.
 func (r *Registry) AllStats() map[string]Stats {
 	out := map[string]Stats{}
 	for _, e := range r.entries(nil) {
-		e.mu.Lock()
-		out[e.tool.Name()] = e.stats
-		e.mu.Unlock()
+		out[e.tool.Name()] = e.snapshot()
 	}
 	return out
 }

@@ -54,6 +54,32 @@ func ParsePermission(s string) (Permission, error) {
 	return 0, fmt.Errorf("unknown permission %q (want none, read-only, write or execute)", s)
 }
 
+// Source says where a tool comes from. The registry keeps it per tool
+// (WithSource) and reports it in ToolInfo and Stats; the CLI shows it.
+type Source string
+
+// The sources of tools.
+const (
+	// SourceBuiltin is a tool compiled into the program: agcore's
+	// built-in tools and the Go tools a program embedding agcore
+	// registers. It is the source of a tool registered without
+	// WithSource.
+	SourceBuiltin Source = "builtin"
+	// SourceWASM is a WebAssembly tool loaded from a folder
+	// (toolsys/wasm).
+	SourceWASM Source = "wasm"
+	// SourceMCP is a tool of an MCP server (toolsys/mcp).
+	SourceMCP Source = "mcp"
+	// SourceRuntime is a tool the agent runtime provides itself
+	// (sub-agents, retrieval).
+	SourceRuntime Source = "runtime"
+	// SourceSchedule is a tool that manages scheduled agent runs.
+	SourceSchedule Source = "schedule"
+)
+
+// String returns the source's name.
+func (s Source) String() string { return string(s) }
+
 // Result is what a tool call gives back to the model.
 type Result struct {
 	// Content is the text the model reads.

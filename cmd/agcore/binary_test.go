@@ -207,7 +207,7 @@ func testRunAndSessions(t *testing.T, bin string) {
 		t.Errorf("sharegpt export: %v\n%+v", err, sg)
 	}
 	execBin(t, bin, ws, "", nil, "sessions", "show", "nope", dd).check(t, exitError, `no session "nope"`)
-	execBin(t, bin, ws, "", nil, "tools", "list", dd).check(t, exitOK, "read_file     read-only   files     builtin,files  4 ")
+	execBin(t, bin, ws, "", nil, "tools", "list", dd).check(t, exitOK, "read_file     builtin  read-only   files     builtin,files  4 ")
 }
 
 // testChat plays a chat from piped input.

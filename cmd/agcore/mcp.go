@@ -98,7 +98,7 @@ func runMCPServe(cmd *cobra.Command, a *app, f mcpServeFlags) error {
 	defer procs.Close()
 	reg := toolsys.NewRegistry(toolsys.Config{Permissions: perms, Logger: log})
 	for _, t := range builtin.All(builtin.Options{Logger: log, Processes: procs}) {
-		if err := reg.Register(t, toolsys.WithCategory("builtin")); err != nil {
+		if err := reg.Register(t, toolsys.WithSource(toolsys.SourceBuiltin), toolsys.WithCategory("builtin")); err != nil {
 			return err
 		}
 	}

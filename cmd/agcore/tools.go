@@ -38,7 +38,7 @@ func fileTools(log zerolog.Logger, perms *toolsys.Permissions) (*toolsys.Registr
 		toolsys.Bridge[builtin.GlobParams](builtin.NewGlob(opts)),
 		toolsys.Bridge[builtin.GrepParams](builtin.NewGrep(opts)),
 	} {
-		if err := reg.Register(t, toolsys.WithCategory("files")); err != nil {
+		if err := reg.Register(t, toolsys.WithSource(toolsys.SourceBuiltin), toolsys.WithCategory("files")); err != nil {
 			return nil, err
 		}
 	}
@@ -51,10 +51,11 @@ func newToolsCmd(a *app) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "tools",
 		Short: "List the tools agents can call, and show their schemas",
-		Long: `List the tools of the configuration (the built-in tools and those of the
-configured MCP servers) with their permission level, category and tags, and
-their statistics over the sessions of the data directory; or print the JSON
-schema of one tool's arguments, as the model sees it.`,
+		Long: `List the tools of the configuration (the built-in tools, the WebAssembly
+tools of the wasm folder and those of the configured MCP servers) with their
+source, permission level, category and tags, and their statistics over the
+sessions of the data directory; or print the JSON schema of one tool's
+arguments, as the model sees it.`,
 		Example: `  agcore tools list
   agcore tools schema read_file`,
 		Args: unknownCommand,
@@ -64,13 +65,15 @@ schema of one tool's arguments, as the model sees it.`,
 	cmd.AddCommand(
 		&cobra.Command{
 			Use:   "list",
-			Short: "List the tools with their permission, category and statistics",
-			Long: `List every tool: name, permission level, category, tags, and its calls,
-errors and average duration over the sessions journaled in the data
-directory (blank when there is no data directory yet). For the tools that
-run commands (bash, bash_process), SANDBOX says whether this host confines
-them: "confined (landlock ABI N)", or "unconfined" followed, below the
-table, by the reason and what the sandbox mode does about it.`,
+			Short: "List the tools with their source, permission, category and statistics",
+			Long: `List every tool: name, source (builtin, wasm, mcp, runtime or schedule),
+permission level, category, tags, and its calls, errors and average duration
+over the sessions journaled in the data directory (blank when there is no
+data directory yet). For the tools that run commands (bash, bash_process),
+SANDBOX says whether this host confines them: "confined (landlock ABI N)",
+or "unconfined" followed, below the table, by the reason and what the
+sandbox mode does about it. A .wasm file of the wasm folder that does not
+load is named on standard error, with the reason.`,
 			Example: "  agcore tools list\n  agcore tools list --json | jq -r .name",
 			Args:    noArgs,
 			RunE:    func(cmd *cobra.Command, _ []string) error { return listTools(cmd, a, jsonOut) },
@@ -112,7 +115,10 @@ func runsCommands(name string) bool { return name == "bash" || name == "bash_pro
 
 // toolInfo is a line of `tools list`.
 type toolInfo struct {
-	Name       string   `json:"name"`
+	Name string `json:"name"`
+	// Source is where the tool comes from: builtin, wasm, mcp, runtime or
+	// schedule.
+	Source     string   `json:"source"`
 	Permission string   `json:"permission"`
 	Category   string   `json:"category,omitempty"`
 	Tags       []string `json:"tags,omitempty"`
@@ -138,7 +144,7 @@ func listTools(cmd *cobra.Command, a *app, jsonOut bool) error {
 		var sandboxed bool
 		for _, name := range reg.Names() {
 			info, _ := reg.Info(name)
-			ti := toolInfo{Name: name, Permission: info.Tool.Permission().String(), Category: info.Category,
+			ti := toolInfo{Name: name, Source: info.Source.String(), Permission: info.Tool.Permission().String(), Category: info.Category,
 				Tags: info.Tags, Idempotent: info.Tool.Idempotent(), toolStats: stats[name]}
 			if runsCommands(name) {
 				ti.Sandbox, sandboxed = confinementLabel(built.Sandbox.Status(cmd.Context())), true
@@ -156,7 +162,7 @@ func listTools(cmd *cobra.Command, a *app, jsonOut bool) error {
 			return nil
 		}
 		tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "NAME\tPERMISSION\tCATEGORY\tTAGS\tCALLS\tERRORS\tAVG\tSANDBOX")
+		fmt.Fprintln(tw, "NAME\tSOURCE\tPERMISSION\tCATEGORY\tTAGS\tCALLS\tERRORS\tAVG\tSANDBOX")
 		for _, t := range list {
 			avg := "-"
 			if t.Calls > 0 {
@@ -166,7 +172,7 @@ func listTools(cmd *cobra.Command, a *app, jsonOut bool) error {
 			if sb == "" {
 				sb = "-"
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%d\t%s\t%s\n", t.Name, t.Permission, t.Category, strings.Join(t.Tags, ","), t.Calls, t.Errors, avg, sb)
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%d\t%s\t%s\n", t.Name, t.Source, t.Permission, t.Category, strings.Join(t.Tags, ","), t.Calls, t.Errors, avg, sb)
 		}
 		if err := tw.Flush(); err != nil {
 			return err
@@ -178,6 +184,11 @@ func listTools(cmd *cobra.Command, a *app, jsonOut bool) error {
 		}
 		if statsErr != nil {
 			fmt.Fprintf(cmd.ErrOrStderr(), "statistics unavailable: %v\n", statsErr)
+		}
+		if built.WASM != nil {
+			for _, err := range built.WASM.Refused() {
+				fmt.Fprintf(cmd.ErrOrStderr(), "left out: %v\n", err)
+			}
 		}
 		return nil
 	})

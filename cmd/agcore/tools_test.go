@@ -96,7 +96,7 @@ func TestBinary_ConfinesBash(t *testing.T) {
 		t.Skipf("Landlock is unavailable here: %s", st)
 	}
 	bin := buildBinary(t)
-	execBin(t, bin, "", "", nil, "tools", "list").check(t, exitOK, "bash          execute     shell     builtin,shell  0      0       -    "+st.String())
+	execBin(t, bin, "", "", nil, "tools", "list").check(t, exitOK, "bash          builtin  execute     shell     builtin,shell  0      0       -    "+st.String())
 
 	outside := t.TempDir()
 	ws := filepath.Join(outside, "ws")

@@ -93,6 +93,8 @@ type Config struct {
 	SubAgents SubAgents `yaml:"sub_agents"`
 	// Knowledge gives the runtime a knowledge base in its data directory.
 	Knowledge Knowledge `yaml:"knowledge"`
+	// WASM configures the WebAssembly tools of a folder.
+	WASM WASM `yaml:"wasm"`
 	// Serve configures the HTTP API of `agcore serve`.
 	Serve Serve `yaml:"serve"`
 }
@@ -172,6 +174,26 @@ type Knowledge struct {
 	Enabled bool `yaml:"enabled"`
 	// MaxResults is the most pages one retrieval returns. Zero means 20.
 	MaxResults int `yaml:"max_results"`
+}
+
+// WASM configures the WebAssembly tools: every .wasm file of the folder
+// that follows the convention of docs/wasm-tools.md is a tool (source
+// wasm), loaded at start and followed while agcore runs: a file dropped
+// in is registered, a changed one recompiled, a removed one unregistered.
+// Compiled code is cached in <data_dir>/cache/wasm.
+type WASM struct {
+	// Dir is the folder of .wasm tools, created (0700) when agcore starts
+	// a runtime. Empty means <data_dir>/tools.
+	Dir string `yaml:"dir"`
+	// MemoryLimitPages caps each tool's memory, in pages of 64 KiB. Zero
+	// means 2048 (128 MiB); at most 65536.
+	MemoryLimitPages uint32 `yaml:"memory_limit_pages"`
+	// Timeout bounds one run of a tool; the tool is stopped when it
+	// passes (limits.tool_timeout applies too). Zero means 30s.
+	Timeout time.Duration `yaml:"timeout"`
+	// OutputLimit caps the standard output kept from one run, in bytes.
+	// Zero means 1 MiB.
+	OutputLimit int `yaml:"output_limit"`
 }
 
 // WebFetch configures the web_fetch tool.

@@ -7,7 +7,8 @@
 // AGCORE_DATA_DIR, OPENAI_BASE_URL, OPENAI_MODEL; OPENAI_API_KEY through
 // the openai provider's api_key_env) and flags (Apply). Build then makes
 // the actors.Config: providers, prices, agents, limits, and the tools
-// behind the permission pipeline. The serve section configures the HTTP
+// behind the permission pipeline (the built-in ones and the WebAssembly
+// tools of the wasm folder, which Build loads and follows). The serve section configures the HTTP
 // API of `agcore serve` (see Serve), whose flags override it.
 //
 //	cfg, err := config.Load("agcore.yaml")

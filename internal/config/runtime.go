@@ -20,6 +20,7 @@ import (
 	"github.com/agcore/agcore/toolsys/builtin"
 	"github.com/agcore/agcore/toolsys/mcp"
 	"github.com/agcore/agcore/toolsys/sandbox"
+	"github.com/agcore/agcore/toolsys/wasm"
 )
 
 // BuildOptions are what Build needs besides the Config.
@@ -57,6 +58,10 @@ type Built struct {
 	Redactor *redact.Redactor
 	// Sandbox confines the commands of the bash tool in Tools.
 	Sandbox *sandbox.Sandbox
+	// WASM is the folder of WebAssembly tools registered in Tools, nil
+	// when there is none (no wasm.dir and no data directory). Its
+	// Refused lists the files that did not load.
+	WASM *wasm.Folder
 
 	closers []func() error
 }
@@ -77,10 +82,12 @@ func (b *Built) Close() error {
 // table, the agent profiles, the limits, the retry policy of model calls
 // (the runtime's, the only layer that retries them), and a tool registry holding the
 // built-in tools confined to the workspace behind the permission
-// pipeline, and the MCP servers. The runtime connects to the MCP servers
+// pipeline and the WebAssembly tools of the wasm folder (see WASM), and
+// the MCP servers. The runtime connects to the MCP servers
 // itself, one supervised connection actor per server that reconnects with
 // backoff, and registers their tools in the same registry, so they pass the
-// same permission pipeline. ctx is unused and kept for future I/O.
+// same permission pipeline. ctx bounds the loading of the WebAssembly
+// tools; the folder is then followed until Close.
 func Build(ctx context.Context, c *Config, opts BuildOptions) (*Built, error) {
 	if opts.Getenv == nil {
 		opts.Getenv = os.Getenv
@@ -100,6 +107,9 @@ func Build(ctx context.Context, c *Config, opts BuildOptions) (*Built, error) {
 		return nil, err
 	}
 	if b.Tools, err = b.tools(c, opts); err != nil {
+		return nil, err
+	}
+	if err := b.wasmTools(ctx, c, opts); err != nil {
 		return nil, err
 	}
 	var servers []mcp.ServerConfig
@@ -304,7 +314,7 @@ func (b *Built) tools(c *Config, opts BuildOptions) (*toolsys.Registry, error) {
 	for _, t := range builtin.All(builtin.Options{Processes: procs, Sandbox: b.Sandbox, AllowHardlinks: c.Files.AllowHardlinks,
 		FetchAllowedHosts: c.WebFetch.AllowedHosts, Logger: log}) {
 		cat := builtinCategory[t.Name()]
-		if err := reg.Register(t, toolsys.WithCategory(cat), toolsys.WithTags("builtin", cat)); err != nil {
+		if err := reg.Register(t, toolsys.WithSource(toolsys.SourceBuiltin), toolsys.WithCategory(cat), toolsys.WithTags("builtin", cat)); err != nil {
 			return nil, fmt.Errorf("config: tool %s: %w", t.Name(), err)
 		}
 	}

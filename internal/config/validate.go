@@ -13,6 +13,7 @@ import (
 	"github.com/agcore/agcore/memory"
 	"github.com/agcore/agcore/providers/scripted"
 	"github.com/agcore/agcore/toolsys"
+	"github.com/agcore/agcore/toolsys/wasm"
 )
 
 var (
@@ -104,7 +105,21 @@ func (c *Config) validate() []Problem {
 		}
 	}
 	validateServe(&ps, c.Serve)
+	validateWASM(&ps, c.WASM)
 	return ps
+}
+
+// validateWASM checks the wasm section.
+func validateWASM(ps *problems, w WASM) {
+	if w.MemoryLimitPages > wasm.MaxMemoryLimitPages {
+		ps.add("wasm.memory_limit_pages", "%d is more than WebAssembly can address (at most %d pages of 64 KiB)", w.MemoryLimitPages, wasm.MaxMemoryLimitPages)
+	}
+	if w.Timeout < 0 {
+		ps.add("wasm.timeout", "must not be negative, got %v", w.Timeout)
+	}
+	if w.OutputLimit < 0 {
+		ps.add("wasm.output_limit", "must not be negative, got %d", w.OutputLimit)
+	}
 }
 
 // validateServe checks the serve section with the server's own parsers.

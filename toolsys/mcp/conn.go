@@ -270,10 +270,10 @@ func cmpString(a, b string) int {
 	return 0
 }
 
-// Bind registers the server's current tools in reg and keeps them in step:
-// tools that appear are registered, tools that vanish or change are
-// unregistered (and re-registered), and all are unregistered when the Conn
-// gives up or closes. A name already taken in reg by another tool is left
+// Bind registers the server's current tools in reg, with source mcp, and
+// keeps them in step: tools that appear are registered, tools that vanish
+// or change are unregistered (and re-registered), and all are unregistered
+// when the Conn gives up or closes. A name already taken in reg by another tool is left
 // alone (and logged).
 func (c *Conn) Bind(reg *toolsys.Registry) {
 	c.mu.Lock()
@@ -289,7 +289,7 @@ func (c *Conn) Bind(reg *toolsys.Registry) {
 
 // register adds t to reg; the caller holds c.mu.
 func (c *Conn) register(reg *toolsys.Registry, t toolsys.Tool) {
-	if err := reg.Register(t, toolsys.WithCategory("mcp"), toolsys.WithTags("mcp", "mcp:"+c.cfg.Name)); err != nil {
+	if err := reg.Register(t, toolsys.WithSource(toolsys.SourceMCP), toolsys.WithCategory("mcp"), toolsys.WithTags("mcp", "mcp:"+c.cfg.Name)); err != nil {
 		c.log.Warn().Str("tool", t.Name()).Err(err).Msg("mcp: tool not registered")
 	}
 }
