@@ -106,6 +106,8 @@ func (c *Config) validate() []Problem {
 	}
 	validateServe(&ps, c.Serve)
 	validateWASM(&ps, c.WASM)
+	validateMemoryTools(&ps, c.MemoryTools)
+	validateWebSearch(&ps, c.WebSearch)
 	return ps
 }
 

@@ -158,20 +158,8 @@ type memory struct {
 	o MemoryOptions
 }
 
-// stores names the stores offered, for descriptions and errors.
-func (m *memory) stores() string {
-	var s []string
-	if m.o.Notes != nil {
-		s = append(s, `"session" (notes of this session, shown in your system prompt)`)
-	}
-	if m.o.Pages != nil {
-		s = append(s, `"knowledge" (pages kept across sessions, found by search)`)
-	}
-	if len(s) == 0 {
-		return "none"
-	}
-	return strings.Join(s, " and ")
-}
+// storesText names the stores, for descriptions and errors.
+const storesText = `"session" (notes of this session, shown in your system prompt) and "knowledge" (pages kept across sessions, found by search)`
 
 // check refuses a store that is not offered, and a call without the
 // session or the agent it needs.
@@ -179,14 +167,14 @@ func (m *memory) check(store string, tc *toolsys.Context) error {
 	switch store {
 	case MemorySession:
 		if m.o.Notes == nil {
-			return fmt.Errorf("the session store is not available; the stores are: %s", m.stores())
+			return errors.New("the session store is not available to this agent's memory tools")
 		}
 		if tc.SessionID == "" {
 			return errors.New("the session store needs a session, and this call has none")
 		}
 	case MemoryKnowledge:
 		if m.o.Pages == nil {
-			return fmt.Errorf("the knowledge store is not enabled (knowledge.enabled in the configuration); the stores are: %s", m.stores())
+			return errors.New("the knowledge store is not enabled (knowledge.enabled in the configuration)")
 		}
 		if m.o.Scope == ScopeAgent {
 			if tc.Agent == "" {
@@ -197,7 +185,7 @@ func (m *memory) check(store string, tc *toolsys.Context) error {
 			}
 		}
 	default:
-		return fmt.Errorf("unknown store %q; the stores are: %s", store, m.stores())
+		return fmt.Errorf("unknown store %q; the stores are %s", store, storesText)
 	}
 	return nil
 }

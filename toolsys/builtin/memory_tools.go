@@ -41,8 +41,8 @@ type MemoryWrite struct{ m *memory }
 func (*MemoryWrite) Name() string { return "memory_write" }
 
 // Description tells the model what memory_write does.
-func (t *MemoryWrite) Description() string {
-	return "Remember something: store a note or a page under a key, replacing what the key held. Stores: " + t.m.stores() + "."
+func (*MemoryWrite) Description() string {
+	return "Remember something: store a note or a page under a key, replacing what the key held. Stores: " + storesText + "."
 }
 
 // Permission is PermWrite: memory outlives the call.
@@ -104,8 +104,8 @@ type MemoryRead struct{ m *memory }
 func (*MemoryRead) Name() string { return "memory_read" }
 
 // Description tells the model what memory_read does.
-func (t *MemoryRead) Description() string {
-	return "Read a note or a page remembered earlier, by its key (memory_search finds keys). Stores: " + t.m.stores() + "."
+func (*MemoryRead) Description() string {
+	return "Read a note or a page remembered earlier, by its key (memory_search finds keys). Stores: " + storesText + "."
 }
 
 // Permission is PermReadOnly.
@@ -157,8 +157,8 @@ type MemorySearch struct{ m *memory }
 func (*MemorySearch) Name() string { return "memory_search" }
 
 // Description tells the model what memory_search does.
-func (t *MemorySearch) Description() string {
-	return "Search what was remembered, by keywords; returns keys with a preview (read the whole with memory_read). Stores: " + t.m.stores() + "."
+func (*MemorySearch) Description() string {
+	return "Search what was remembered, by keywords; returns keys with a preview (read the whole with memory_read). Stores: " + storesText + "."
 }
 
 // Permission is PermReadOnly.
@@ -284,8 +284,8 @@ type MemoryDelete struct{ m *memory }
 func (*MemoryDelete) Name() string { return "memory_delete" }
 
 // Description tells the model what memory_delete does.
-func (t *MemoryDelete) Description() string {
-	return "Forget a note or a page, by its key. Stores: " + t.m.stores() + "."
+func (*MemoryDelete) Description() string {
+	return "Forget a note or a page, by its key. Stores: " + storesText + "."
 }
 
 // Permission is PermWrite.

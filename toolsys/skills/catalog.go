@@ -28,9 +28,6 @@ type Config struct {
 	// SKILL.md is a skill, and the other files of that sub-folder are its
 	// resources. Required; it must exist.
 	Dir string
-	// Files is the policy read_file applies to resources. The zero value
-	// refuses files with more than one hard link, as the workspace does.
-	Files toolsys.FilePolicy
 	// Logger receives the skills that did not load. The zero Logger
 	// discards.
 	Logger zerolog.Logger
