@@ -3,6 +3,8 @@ package config
 import (
 	"fmt"
 
+	"github.com/rs/zerolog"
+
 	"github.com/agcore/agcore/actors"
 	"github.com/agcore/agcore/toolsys"
 	"github.com/agcore/agcore/toolsys/skills"
@@ -28,6 +30,9 @@ func (b *Built) loadSkills(c *Config, opts BuildOptions) error {
 		return nil
 	}
 	log := opts.Logger.With().Str("component", "skills").Logger()
+	if opts.ToolsOnly {
+		log = zerolog.Nop() // the caller reports b.Skills.Refused
+	}
 	cat, err := skills.Load(skills.Config{Dir: c.Skills.Dir, Logger: log})
 	if err != nil {
 		return fmt.Errorf("config: skills.dir: %w", err)
