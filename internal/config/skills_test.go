@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/agcore/agcore/toolsys"
 	"github.com/agcore/agcore/toolsys/skills"
@@ -84,5 +85,34 @@ func TestBuild_SkillsDirMissing(t *testing.T) {
 	cfg.Skills.Dir = filepath.Join(t.TempDir(), "nope")
 	if _, err := Build(t.Context(), cfg, BuildOptions{SkipMCP: true}); !errors.Is(err, fs.ErrNotExist) || !strings.Contains(err.Error(), "skills.dir") {
 		t.Errorf("Build = %v, want skills.dir named", err)
+	}
+}
+
+// TestLoad_ExampleMemorySearchSkills: the example file shows the defaults
+// of the memory_tools, web_search and skills sections, and with them no
+// memory tool, no web_search and no load_skill is registered.
+func TestLoad_ExampleMemorySearchSkills(t *testing.T) {
+	cfg, err := Load(filepath.Join("..", "..", "docs", "agcore.example.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := cfg.MemoryTools; m.Enabled || m.Scope != "agent" || m.MaxValueBytes != 64<<10 || m.MaxResults != 10 {
+		t.Errorf("memory_tools = %+v", m)
+	}
+	if w := cfg.WebSearch; w.Backend != "" || w.MaxResults != 5 || w.Timeout != 15*time.Second {
+		t.Errorf("web_search = %+v", w)
+	}
+	if cfg.Skills.Dir != "" {
+		t.Errorf("skills.dir = %q", cfg.Skills.Dir)
+	}
+	built, err := Build(t.Context(), cfg, BuildOptions{Getenv: func(string) string { return "" }, ToolsOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer built.Close()
+	for _, name := range []string{"memory_write", "web_search", "load_skill"} {
+		if _, ok := built.Tools.Get(name); ok {
+			t.Errorf("%s is registered by the example's defaults", name)
+		}
 	}
 }
