@@ -181,6 +181,8 @@ type Knowledge struct {
 	Enabled bool `yaml:"enabled"`
 	// MaxResults is the most pages one retrieval returns. Zero means 20.
 	MaxResults int `yaml:"max_results"`
+	// Eviction bounds the pages kept. The zero value keeps every page.
+	Eviction KnowledgeEviction `yaml:"eviction"`
 }
 
 // WASM configures the WebAssembly tools: every .wasm file of the folder

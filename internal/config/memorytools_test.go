@@ -276,3 +276,60 @@ func TestMemoryTools_Store(t *testing.T) {
 		t.Errorf("another agent's page went too: %v", err)
 	}
 }
+
+func TestParse_KnowledgeEviction(t *testing.T) {
+	cfg, err := Parse("agcore.yaml", []byte("knowledge:\n  enabled: true\n  eviction:\n    policy: recall\n    max_pages: 500\n    half_life: 72h\n    check_interval: 8\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := knowledge.Policy{Kind: knowledge.EvictRecallBased, MaxPages: 500, HalfLife: 72 * time.Hour, CheckInterval: 8}
+	if got := cfg.Knowledge.Eviction.policy(); got != want {
+		t.Errorf("policy = %+v, want %+v", got, want)
+	}
+	for in, want := range map[string]string{
+		"knowledge:\n  eviction:\n    policy: lru\n":        "agcore.yaml:3: knowledge.eviction.policy: unknown policy \"lru\"",
+		"knowledge:\n  eviction:\n    policy: ttl\n":        "knowledge.eviction.ttl: must be positive for the ttl policy",
+		"knowledge:\n  eviction:\n    policy: capacity\n":   "knowledge.eviction.max_pages: must be positive for the capacity policy",
+		"knowledge:\n  eviction:\n    half_life: -1h\n":     "knowledge.eviction.half_life: must not be negative",
+		"knowledge:\n  eviction:\n    check_interval: -1\n": "knowledge.eviction.check_interval: must not be negative",
+	} {
+		if _, err := Parse("agcore.yaml", []byte(in)); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("Parse(%q) = %v, want %q", in, err, want)
+		}
+	}
+}
+
+// TestBuild_KnowledgeEvictionAppliesToMemoryTools: with a capacity of two
+// pages, a third page written by memory_write evicts the oldest.
+func TestBuild_KnowledgeEvictionAppliesToMemoryTools(t *testing.T) {
+	cfg, err := Parse("agcore.yaml", []byte(`
+knowledge:
+  enabled: true
+  eviction: {policy: capacity, max_pages: 2, check_interval: 1}
+memory_tools:
+  enabled: true
+  scope: shared
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.DataDir, cfg.Workspace = t.TempDir(), t.TempDir()
+	built, err := Build(t.Context(), cfg, BuildOptions{SkipMCP: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer built.Close()
+	tc := &toolsys.Context{SessionID: "s1", Agent: "default"}
+	for _, key := range []string{"a", "b", "c"} {
+		res, err := built.Tools.Call(t.Context(), "memory_write", json.RawMessage(`{"store":"knowledge","key":"`+key+`","content":"page `+key+`"}`), tc)
+		if err != nil || res.IsError {
+			t.Fatalf("write %s: %+v, %v", key, res, err)
+		}
+	}
+	if n, err := built.knowledge.Count(t.Context()); err != nil || n != 2 {
+		t.Fatalf("pages = %d, %v; want 2", n, err)
+	}
+	if _, err := built.knowledge.Get(t.Context(), "a"); !errors.Is(err, knowledge.ErrNotFound) {
+		t.Errorf("the oldest page is still there: %v", err)
+	}
+}

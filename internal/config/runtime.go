@@ -225,7 +225,7 @@ func (b *Built) openKnowledge(c *Config, opts BuildOptions) error {
 		return fmt.Errorf("config: data directory %s: %w", c.DataDir, err)
 	}
 	b.closers = append(b.closers, store.Close)
-	kb, err := knowledge.New(store, knowledge.Options{Logger: log})
+	kb, err := knowledge.New(store, knowledge.Options{Logger: log, Eviction: c.Knowledge.Eviction.policy()})
 	if err != nil {
 		return fmt.Errorf("config: knowledge: %w", err)
 	}
