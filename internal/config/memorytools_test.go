@@ -333,3 +333,29 @@ memory_tools:
 		t.Errorf("the oldest page is still there: %v", err)
 	}
 }
+
+// TestBuild_MemoryToolsValueCap: memory_tools.max_value_bytes caps notes
+// and pages alike, and a refused write stores nothing.
+func TestBuild_MemoryToolsValueCap(t *testing.T) {
+	cfg, err := Parse("agcore.yaml", []byte("knowledge:\n  enabled: true\nmemory_tools:\n  enabled: true\n  max_value_bytes: 8\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.DataDir, cfg.Workspace = t.TempDir(), t.TempDir()
+	built, err := Build(t.Context(), cfg, BuildOptions{SkipMCP: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer built.Close()
+	tc := &toolsys.Context{SessionID: "s1", Agent: "default"}
+	for _, store := range []string{"session", "knowledge"} {
+		res, err := built.Tools.Call(t.Context(), "memory_write", json.RawMessage(`{"store":"`+store+`","key":"k","content":"123456789"}`), tc)
+		if err != nil || !res.IsError || !strings.Contains(res.Content, "9 bytes is more than the 8") {
+			t.Errorf("%s: %+v, %v; want refused", store, res, err)
+		}
+		res, err = built.Tools.Call(t.Context(), "memory_read", json.RawMessage(`{"store":"`+store+`","key":"k"}`), tc)
+		if err != nil || !res.IsError {
+			t.Errorf("%s: the refused write stored %+v", store, res)
+		}
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/rs/zerolog"
 
@@ -266,5 +267,29 @@ func TestWebSearch_Arguments(t *testing.T) {
 	}
 	if n := f.hits.Load(); n != 0 {
 		t.Errorf("refused calls sent %d requests", n)
+	}
+}
+
+// TestBackend_Timeout: a service that never answers ends at the backend's
+// timeout as an error result, while the call's own context is still live.
+func TestBackend_Timeout(t *testing.T) {
+	release := make(chan struct{})
+	f := newFake(t, func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-r.Context().Done():
+		case <-release:
+		}
+	})
+	defer close(release)
+	b, err := NewSearXNG(SearXNGConfig{URL: f.URL, Timeout: 50 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.Search(context.Background(), Query{Text: "q", Count: 1}); !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("Search = %v, want context.DeadlineExceeded", err)
+	}
+	res := search(t, registry(t, b, zerolog.Nop()), `{"query":"q"}`, zerolog.Nop())
+	if !res.IsError || !strings.Contains(res.Content, "web search failed: searxng") {
+		t.Errorf("result = %+v, want an error result", res)
 	}
 }

@@ -233,3 +233,17 @@ func TestReadFile_SkillFolderIsReadOnly(t *testing.T) {
 		t.Errorf("rule subject = %q, want notes.txt", got)
 	}
 }
+
+func TestReadFile_SkillHardlinkRefused(t *testing.T) {
+	f := newSkillFixture(t)
+	outside := filepath.Join(filepath.Dir(f.skills), "outside.txt")
+	link := filepath.Join(f.skills, "pdf", "linked.txt")
+	if err := os.Link(outside, link); err != nil {
+		t.Skipf("cannot make a hard link here: %v", err)
+	}
+	args, _ := json.Marshal(map[string]string{"path": link})
+	res := call(t, f.read, string(args), f.tc)
+	if !res.IsError || !strings.Contains(res.Content, "hard links") || strings.Contains(res.Content, "outside\n") {
+		t.Errorf("read_file of a hard link = %+v, want refused", res)
+	}
+}
