@@ -53,9 +53,10 @@ type entry struct {
 	ws    *toolsys.Workspace // opened on the folder
 }
 
-// Load reads every skill of cfg.Dir. A SKILL.md that does not parse, or
-// names a skill already loaded, is left out and listed in Catalog.Refused
-// (and logged); the other skills load. Load fails only when Dir cannot be
+// Load reads every skill of cfg.Dir. A SKILL.md that does not parse, names
+// a skill already loaded, or lies in cfg.Dir itself rather than in a
+// sub-folder, is left out and listed in Catalog.Refused (and logged); the
+// other skills load. Load fails only when Dir cannot be
 // read.
 func Load(cfg Config) (*Catalog, error) {
 	if cfg.Dir == "" {
@@ -70,6 +71,12 @@ func Load(cfg Config) (*Catalog, error) {
 		return nil, fmt.Errorf("skills: folder %s: %w", cfg.Dir, err)
 	}
 	c := &Catalog{dir: abs, skills: map[string]*entry{}}
+	if st, err := os.Stat(filepath.Join(abs, SkillFile)); err == nil && st.Mode().IsRegular() {
+		err := &ParseError{File: filepath.Join(abs, SkillFile), Msg: "a SKILL.md directly in the skills folder is not loaded: " +
+			"put each skill in a sub-folder of its own (" + filepath.Join(cfg.Dir, "<name>", SkillFile) + ")"}
+		cfg.Logger.Warn().Err(err).Msg("skills: a skill was left out")
+		c.Refused = append(c.Refused, err)
+	}
 	for _, de := range ents {
 		folder := filepath.Join(abs, de.Name())
 		if st, err := os.Stat(folder); err != nil || !st.IsDir() {

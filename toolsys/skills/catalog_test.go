@@ -76,6 +76,25 @@ func TestLoad(t *testing.T) {
 	}
 }
 
+func TestLoad_SkillFileAtTheTop(t *testing.T) {
+	dir := t.TempDir()
+	writeTree(t, dir, map[string]string{
+		"SKILL.md":    "---\nname: top\ndescription: Misplaced.\n---\n",
+		"ok/SKILL.md": "---\nname: ok\ndescription: Fine.\n---\n",
+	})
+	c, err := Load(Config{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if got := c.Names(); len(got) != 1 || got[0] != "ok" {
+		t.Errorf("names = %v, want [ok]", got)
+	}
+	if len(c.Refused) != 1 || !strings.Contains(c.Refused[0].Error(), "put each skill in a sub-folder") {
+		t.Errorf("refused = %v, want the top-level SKILL.md named", c.Refused)
+	}
+}
+
 func TestLoad_Errors(t *testing.T) {
 	if _, err := Load(Config{}); err == nil || !strings.Contains(err.Error(), "Dir is empty") {
 		t.Errorf("empty Dir: %v", err)
