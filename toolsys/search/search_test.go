@@ -101,8 +101,18 @@ func TestSearXNG(t *testing.T) {
 	if got := r.URL.Query(); !equalValues(got, wantQuery) {
 		t.Errorf("query sent = %v, want exactly %v", got, wantQuery)
 	}
-	if r.Header.Get("Authorization") != "" || r.Header.Get("Cookie") != "" {
-		t.Errorf("credentials sent: %v", r.Header)
+	checkHeaders(t, r)
+}
+
+// checkHeaders fails unless the request carries only the HTTP client's
+// own headers and, for Brave, the key header.
+func checkHeaders(t *testing.T, r *http.Request) {
+	t.Helper()
+	allowed := map[string]bool{"User-Agent": true, "Accept": true, "Accept-Encoding": true, "X-Subscription-Token": true}
+	for k := range r.Header {
+		if !allowed[k] {
+			t.Errorf("header %s sent: %v", k, r.Header)
+		}
 	}
 }
 
@@ -135,6 +145,7 @@ func TestBrave(t *testing.T) {
 	if got := r.Header.Get("X-Subscription-Token"); got != testKey {
 		t.Errorf("X-Subscription-Token = %q", got)
 	}
+	checkHeaders(t, r)
 	wantQuery := url.Values{"q": {"go actors"}, "count": {"5"}, "country": {"de"}}
 	if got := r.URL.Query(); !equalValues(got, wantQuery) {
 		t.Errorf("query sent = %v, want exactly %v", got, wantQuery)
