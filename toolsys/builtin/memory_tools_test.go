@@ -286,3 +286,42 @@ func TestParseMemoryScope(t *testing.T) {
 		t.Errorf("ParseMemoryScope(global) = %v", err)
 	}
 }
+
+// FuzzMemoryScope: in agent scope, whatever key another agent names, it
+// neither reads, finds nor deletes alice's page.
+func FuzzMemoryScope(f *testing.F) {
+	f.Add("bob", "secret")
+	f.Add("bob", "alice:secret")
+	f.Add("alice2", ":secret")
+	f.Add("ALICE", "secret")
+	f.Add("bob", "../alice:secret")
+	f.Fuzz(func(t *testing.T, agent, key string) {
+		if agent == "alice" {
+			return
+		}
+		pages := &fakePages{}
+		tools := memTools(MemoryOptions{Pages: pages})
+		alice := &toolsys.Context{SessionID: "s", Agent: "alice"}
+		if res := run(t, tools["memory_write"], alice, `{"store":"knowledge","key":"secret","content":"the launch code"}`); res.IsError {
+			t.Fatal(res.Content)
+		}
+		other := &toolsys.Context{SessionID: "s", Agent: agent}
+		k, _ := json.Marshal(key)
+		for _, call := range []struct{ tool, args string }{
+			{"memory_read", `{"store":"knowledge","key":` + string(k) + `}`},
+			{"memory_search", `{"store":"knowledge","query":"launch code"}`},
+			{"memory_delete", `{"store":"knowledge","key":` + string(k) + `}`},
+		} {
+			res, err := tools[call.tool].Execute(context.Background(), json.RawMessage(call.args), other)
+			if err != nil {
+				t.Fatalf("%s: %v", call.tool, err)
+			}
+			if strings.Contains(res.Content, "launch code") && !strings.Contains(res.Content, "nothing remembered") {
+				t.Fatalf("agent %q reached alice's page through %s(%s): %q", agent, call.tool, call.args, res.Content)
+			}
+		}
+		if _, err := pages.Get(context.Background(), "alice:secret"); err != nil {
+			t.Fatalf("agent %q deleted alice's page with key %q", agent, key)
+		}
+	})
+}

@@ -15,7 +15,7 @@ import (
 )
 
 // writeTree creates the files (path relative to root → content).
-func writeTree(t *testing.T, root string, files map[string]string) {
+func writeTree(t testing.TB, root string, files map[string]string) {
 	t.Helper()
 	for rel, content := range files {
 		p := filepath.Join(root, filepath.FromSlash(rel))
@@ -164,7 +164,7 @@ type skillFixture struct {
 	ws, skills  string
 }
 
-func newSkillFixture(t *testing.T) skillFixture {
+func newSkillFixture(t testing.TB) skillFixture {
 	t.Helper()
 	base := t.TempDir()
 	ws, skills := filepath.Join(base, "ws"), filepath.Join(base, "skills")
@@ -265,4 +265,39 @@ func TestReadFile_SkillHardlinkRefused(t *testing.T) {
 	if !res.IsError || !strings.Contains(res.Content, "hard links") || strings.Contains(res.Content, "outside\n") {
 		t.Errorf("read_file of a hard link = %+v, want refused", res)
 	}
+}
+
+// FuzzReadFileSkillPath: whatever path read_file is given, it never
+// returns the file beside the skills folder nor the file of the skills
+// folder itself, and a skill file it returns is one of the skills'.
+func FuzzReadFileSkillPath(f *testing.F) {
+	f.Add("/pdf/reference.md")
+	f.Add("/pdf/../secret.txt")
+	f.Add("/pdf/escape.txt")
+	f.Add("/pdf/sibling/data.txt")
+	f.Add("/../outside.txt")
+	f.Add("notes.txt")
+	f.Add("../outside.txt")
+	f.Add("/pdf/./reference.md")
+	fx := newSkillFixture(f)
+	ok, err := fx.read.Execute(context.Background(), json.RawMessage(`{"path":"`+fx.skills+`/pdf/reference.md"}`), fx.tc)
+	if err != nil || ok.IsError {
+		f.Fatalf("the fixture does not read a skill file: %+v, %v", ok, err)
+	}
+	f.Fuzz(func(t *testing.T, p string) {
+		if strings.HasPrefix(p, "/") {
+			p = fx.skills + p
+		}
+		args, err := json.Marshal(map[string]string{"path": p})
+		if err != nil {
+			return
+		}
+		res, err := fx.read.Execute(context.Background(), args, fx.tc)
+		if err != nil {
+			t.Fatalf("read_file %q: %v", p, err)
+		}
+		if !res.IsError && (strings.Contains(res.Content, "outside\n") || strings.Contains(res.Content, "outside every skill")) {
+			t.Fatalf("read_file %q leaked %q", p, res.Content)
+		}
+	})
 }
