@@ -30,6 +30,12 @@ The session is journaled in the data directory (--data-dir), so it can be
 listed, replayed, exported or continued later with --session. The model,
 agents, tools and permissions come from the configuration file (--config).
 
+The MCP servers of the configuration (mcp_servers) are connected before
+the turn starts, each for at most its startup_timeout (default 30s); a
+server that is not ready by then is named on standard error with the
+reason and its tools are left out, unless it sets required: true, which
+makes it an error.
+
 The reply goes to standard output. A turn that fails or stops at a limit
 is reported once, on standard error ("agcore: turn 1 failed: ..."); turns
 are numbered from 1.
@@ -96,7 +102,7 @@ func runTurn(cmd *cobra.Command, a *app, o runOptions, prompt string) error {
 		return err
 	}
 	ap := a.newApprover(cmd)
-	sess, id, stop, err := a.openSession(ctx, cfg, o.session, ap)
+	sess, id, stop, err := a.openSession(ctx, cfg, o.session, ap, cmd.ErrOrStderr())
 	if err != nil {
 		return err
 	}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -95,8 +96,10 @@ load is named on standard error, with the reason.`,
 	return cmd
 }
 
-// withTools builds the configured tools for f.
-func (a *app) withTools(ctx context.Context, f func(*config.Config, *config.Built) error) error {
+// withTools builds the configured tools for f, those of the MCP servers
+// included: it connects to each server and waits for it up to its
+// startup_timeout (a server that is not ready is named on warn).
+func (a *app) withTools(ctx context.Context, warn io.Writer, f func(*config.Config, *config.Built) error) error {
 	cfg, err := a.loadConfig(config.Overrides{})
 	if err != nil {
 		return err
@@ -106,6 +109,11 @@ func (a *app) withTools(ctx context.Context, f func(*config.Config, *config.Buil
 		return err
 	}
 	defer built.Close()
+	disconnect, err := connectMCP(ctx, cfg, built.Tools, a.getenv, component(a.log, "mcp"), warn)
+	if err != nil {
+		return err
+	}
+	defer disconnect()
 	return f(cfg, built)
 }
 
@@ -137,7 +145,7 @@ type toolStats struct {
 }
 
 func listTools(cmd *cobra.Command, a *app, jsonOut bool) error {
-	return a.withTools(cmd.Context(), func(cfg *config.Config, built *config.Built) error {
+	return a.withTools(cmd.Context(), cmd.ErrOrStderr(), func(cfg *config.Config, built *config.Built) error {
 		reg := built.Tools
 		stats, statsErr := a.journalToolStats(cmd.Context())
 		var list []toolInfo
@@ -248,7 +256,7 @@ func confinementLabel(st sandbox.Status) string {
 }
 
 func toolSchema(cmd *cobra.Command, a *app, name string, jsonOut bool) error {
-	return a.withTools(cmd.Context(), func(_ *config.Config, built *config.Built) error {
+	return a.withTools(cmd.Context(), cmd.ErrOrStderr(), func(_ *config.Config, built *config.Built) error {
 		reg := built.Tools
 		t, ok := reg.Get(name)
 		if !ok {

@@ -25,6 +25,9 @@ const (
 	// DefaultMCPCallTimeout bounds one MCP tool call when a server sets no
 	// call_timeout.
 	DefaultMCPCallTimeout = 60 * time.Second
+	// DefaultMCPStartupTimeout is how long run, chat, serve and tools wait
+	// for an MCP server to connect when it sets no startup_timeout.
+	DefaultMCPStartupTimeout = 30 * time.Second
 	// DefaultPermissionMode is the permission mode Build uses when
 	// permissions.mode is empty.
 	DefaultPermissionMode = "accept-edits"
@@ -343,6 +346,15 @@ type MCPServer struct {
 	Permission string `yaml:"permission"`
 	// CallTimeout bounds one tool call. Zero means DefaultMCPCallTimeout.
 	CallTimeout time.Duration `yaml:"call_timeout"`
+	// StartupTimeout is how long run, chat, serve and tools list wait for
+	// the server to connect and list its tools before the first turn (or
+	// the listing). Zero means DefaultMCPStartupTimeout.
+	StartupTimeout time.Duration `yaml:"startup_timeout"`
+	// Required makes a server that is not ready within StartupTimeout an
+	// error that stops the command. False (the default) prints a warning
+	// naming the server and the reason, and goes on without its tools
+	// until it connects.
+	Required bool `yaml:"required"`
 	// ResourceTools adds the tools mcp__<name>__list_resources and
 	// mcp__<name>__read_resource over the server's resources.
 	ResourceTools bool `yaml:"resource_tools"`
@@ -437,6 +449,9 @@ func (c *Config) fillDefaults() {
 		}
 		if c.MCPServers[i].CallTimeout == 0 {
 			c.MCPServers[i].CallTimeout = DefaultMCPCallTimeout
+		}
+		if c.MCPServers[i].StartupTimeout == 0 {
+			c.MCPServers[i].StartupTimeout = DefaultMCPStartupTimeout
 		}
 	}
 	if c.Sandbox.Mode == "" {

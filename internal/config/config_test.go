@@ -142,6 +142,7 @@ func TestParse_Errors(t *testing.T) {
 		{"mcp bad env", "mcp_servers:\n  - name: fs\n    command: x\n    env: [NOEQUALS]\n", `agcore.yaml:4: mcp_servers[0].env[0]: want KEY=value, got "NOEQUALS"`},
 		{"mcp headers on stdio", "mcp_servers:\n  - name: fs\n    command: x\n    headers: {A: b}\n", `agcore.yaml:4: mcp_servers[0].headers: only for a server with url`},
 		{"mcp permission", "mcp_servers:\n  - name: fs\n    url: http://h/mcp\n    permission: root\n", `agcore.yaml:4: mcp_servers[0].permission: unknown permission "root"`},
+		{"mcp startup timeout", "mcp_servers:\n  - name: fs\n    command: x\n    startup_timeout: -1s\n", `agcore.yaml:4: mcp_servers[0].startup_timeout: must not be negative, got -1s`},
 		{"permission mode", "permissions:\n  mode: yolo\n", `agcore.yaml:2: permissions.mode: unknown permission mode "yolo"`},
 		{"permission rule", "permissions:\n  deny: [\"bash(\"]\n", `agcore.yaml:2: permissions.deny[0]: `},
 		{"negative limit", "limits:\n  max_parallel_tools: -2\n", `agcore.yaml:2: limits.max_parallel_tools: must not be negative, got -2`},

@@ -360,6 +360,9 @@ func (c *Config) validateMCP(ps *problems) {
 		if s.CallTimeout < 0 {
 			ps.add(key+".call_timeout", "must not be negative, got %v", s.CallTimeout)
 		}
+		if s.StartupTimeout < 0 {
+			ps.add(key+".startup_timeout", "must not be negative, got %v", s.StartupTimeout)
+		}
 	}
 }
 
