@@ -43,6 +43,9 @@ type AgentProfile struct {
 	// Retrieve enables the retrieved-knowledge layer of the prompt and the
 	// retrieve tool (when Config.Knowledge is set).
 	Retrieve bool
+	// Stream says whether the agent's model calls stream. Zero
+	// (StreamDefault) means Config.Stream.
+	Stream StreamMode
 }
 
 // agent is a compiled AgentProfile.
@@ -80,6 +83,9 @@ func compileAgents(profiles []AgentProfile, base Limits) (map[string]*agent, []s
 		}
 		if _, dup := out[p.Name]; dup {
 			return nil, nil, configErr(fmt.Sprintf("Agents[%d].Name", i), "duplicate agent %q", p.Name)
+		}
+		if p.Stream < StreamDefault || p.Stream > StreamOff {
+			return nil, nil, configErr(fmt.Sprintf("Agents[%d].Stream", i), "unknown stream mode %v", p.Stream)
 		}
 		t, err := compileTemplate(p.Name, p.Prompt)
 		if err != nil {

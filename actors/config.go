@@ -206,6 +206,12 @@ type Config struct {
 	Model string
 	// Prices prices the usage of each model. Nil means every call is free.
 	Prices providers.PriceTable
+	// Stream says whether model calls stream their replies. Zero
+	// (StreamDefault) streams; StreamOff asks for complete replies (one
+	// text delta per reply). An agent's AgentProfile.Stream overrides it.
+	// A provider that cannot stream at all is better wrapped with
+	// providers.ChatOnly, which holds whatever the agent says.
+	Stream StreamMode
 	// Retry is the retry policy of model calls, and the runtime is their
 	// only retry layer: a provider that retries on its own (a
 	// providers.Retrier, such as openai.Provider or what

@@ -133,6 +133,9 @@ func New(cfg Config) (*Runtime, error) {
 	if rt.base, err = compileTemplate("base", cfg.BasePrompt); err != nil {
 		return nil, configErr("BasePrompt", "%v", err)
 	}
+	if cfg.Stream < StreamDefault || cfg.Stream > StreamOff {
+		return nil, configErr("Stream", "unknown stream mode %v", cfg.Stream)
+	}
 	if rt.agents, rt.agentOrder, err = compileAgents(cfg.Agents, rt.limits); err != nil {
 		return nil, err
 	}

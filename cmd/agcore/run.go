@@ -86,13 +86,15 @@ turn, and the cancellation is journaled).`,
 	return cmd
 }
 
-// addModelFlags adds --model, --base-url, --api-key and --workspace.
+// addModelFlags adds --model, --base-url, --api-key, --workspace and
+// --no-stream.
 func addModelFlags(cmd *cobra.Command, f *modelFlags) {
 	fs := cmd.Flags()
 	fs.StringVar(&f.model, "model", "", `model to use, "provider/model" or a model of the openai provider (env OPENAI_MODEL)`)
 	fs.StringVar(&f.baseURL, "base-url", "", "API root of the openai provider (env OPENAI_BASE_URL)")
 	fs.StringVar(&f.apiKey, "api-key", "", "API key of the openai provider (prefer OPENAI_API_KEY: a flag shows in the process list)")
 	fs.StringVar(&f.workspace, "workspace", "", "directory the file tools are confined to (default: the configuration's, or the current directory)")
+	fs.BoolVar(&f.noStream, "no-stream", false, "ask the model for complete replies instead of streaming them, for endpoints that cannot stream tool calls (sets every provider's stream: false)")
 }
 
 func runTurn(cmd *cobra.Command, a *app, o runOptions, prompt string) error {

@@ -26,11 +26,12 @@ const shutdownTimeout = 10 * time.Second
 // modelFlags are the flags that point a command at a model endpoint.
 type modelFlags struct {
 	model, baseURL, apiKey, workspace string
+	noStream                          bool
 }
 
 // overrides returns the flags as configuration overrides.
 func (f modelFlags) overrides() config.Overrides {
-	return config.Overrides{Model: f.model, BaseURL: f.baseURL, APIKey: f.apiKey, Workspace: f.workspace}
+	return config.Overrides{Model: f.model, BaseURL: f.baseURL, APIKey: f.apiKey, Workspace: f.workspace, NoStream: f.noStream}
 }
 
 // permissionFlags are the flags that set which tool calls run without

@@ -279,6 +279,11 @@ type Provider struct {
 	// Script is the script file (.json, .yaml or .yml) of a scripted
 	// provider, relative to the config file. Empty means the demo script.
 	Script string `yaml:"script"`
+	// Stream says whether model calls to this provider stream their
+	// replies. Omitted means true; false asks for complete replies (the
+	// text arrives as one delta per reply), for endpoints that cannot
+	// stream (or cannot stream tool calls), whatever an agent says.
+	Stream *bool `yaml:"stream"`
 
 	// APIKey is an API key given on the command line (--api-key). It is
 	// never read from the file, and wins over APIKeyEnv.
@@ -321,6 +326,10 @@ type Agent struct {
 	// Limits override the global limits field by field; zero fields keep
 	// the global value, and mid_turn is always the global one.
 	Limits Limits `yaml:"limits"`
+	// Stream says whether the agent's model calls stream. Omitted means
+	// true; false asks for complete replies. A provider with stream: false
+	// (or --no-stream) never streams.
+	Stream *bool `yaml:"stream"`
 }
 
 // MCPServer is one MCP server. Exactly one of Command and URL is set.

@@ -55,6 +55,9 @@ func TestLoad_Example(t *testing.T) {
 	if r := built.Runtime.Retry; r.MaxAttempts != 3 || r.MaxRetryAfter != 30*time.Second {
 		t.Errorf("runtime retry policy = %+v", r)
 	}
+	if p := cfg.provider("openai"); p.Stream == nil || !*p.Stream || cfg.Agents[0].Stream == nil || !*cfg.Agents[0].Stream {
+		t.Errorf("the example does not show stream: true on the openai provider and the coder agent")
+	}
 	if got := built.Runtime.Providers.Names(); !cmp.Equal(got, []string{"local", "mock", "openai"}) {
 		t.Errorf("providers = %v", got)
 	}

@@ -161,7 +161,7 @@ func Build(ctx context.Context, c *Config, opts BuildOptions) (*Built, error) {
 			vars[k] = v
 		}
 		agents[i] = actors.AgentProfile{Name: a.Name, Description: a.Description, Prompt: a.Prompt, Vars: vars,
-			Model: a.Model, Tools: a.Tools, Limits: a.Limits.actors(), Retrieve: a.Retrieve}
+			Model: a.Model, Tools: a.Tools, Limits: a.Limits.actors(), Retrieve: a.Retrieve, Stream: streamMode(a.Stream)}
 	}
 	b.Runtime = actors.Config{
 		DataDir:      c.DataDir,
@@ -219,6 +219,17 @@ func (b *Built) openKnowledge(c *Config, opts BuildOptions) error {
 	return nil
 }
 
+// streamMode converts an agent's stream key.
+func streamMode(stream *bool) actors.StreamMode {
+	switch {
+	case stream == nil:
+		return actors.StreamDefault
+	case *stream:
+		return actors.StreamOn
+	}
+	return actors.StreamOff
+}
+
 // actors converts c.
 func (c Compaction) actors() actors.Compaction {
 	return actors.Compaction{Disabled: c.Disabled, SummaryModel: c.SummaryModel, SummaryPrompt: c.SummaryPrompt,
@@ -270,6 +281,9 @@ func (c *Config) providers(opts BuildOptions) (*providers.Registry, error) {
 			prov, err = scripted.New(script, scripted.Options{Model: p.DefaultModel, Logger: log})
 		default:
 			err = fmt.Errorf("unknown type %q", p.Type)
+		}
+		if err == nil && p.Stream != nil && !*p.Stream {
+			prov = providers.ChatOnly(prov)
 		}
 		if err == nil {
 			err = reg.Register(p.Name, prov)
