@@ -46,6 +46,10 @@ type AgentProfile struct {
 	// Stream says whether the agent's model calls stream. Zero
 	// (StreamDefault) means Config.Stream.
 	Stream StreamMode
+	// Params are the request parameters of the agent's model calls
+	// (temperature, max tokens, tool choice, response format, ...). The
+	// zero value sends none. WithParams overrides them for one turn.
+	Params RequestParams
 }
 
 // agent is a compiled AgentProfile.
@@ -87,6 +91,10 @@ func compileAgents(profiles []AgentProfile, base Limits) (map[string]*agent, []s
 		if p.Stream < StreamDefault || p.Stream > StreamOff {
 			return nil, nil, configErr(fmt.Sprintf("Agents[%d].Stream", i), "unknown stream mode %v", p.Stream)
 		}
+		if err := p.Params.Validate(); err != nil {
+			return nil, nil, fmt.Errorf("%w: Agents[%d].Params: %w", ErrConfig, i, err)
+		}
+		p.Params = p.Params.clone()
 		t, err := compileTemplate(p.Name, p.Prompt)
 		if err != nil {
 			return nil, nil, configErr(fmt.Sprintf("Agents[%d].Prompt", i), "%v", err)

@@ -28,6 +28,8 @@ type submitCmd struct {
 	msg    messages.Message
 	sub    *subscriber
 	task   bool
+	// params override the agent's request parameters for the turn.
+	params RequestParams
 }
 
 // cancelCmd cancels the running turn, if any, and the sub-agents the

@@ -29,7 +29,9 @@ func (s *Session) ID() string { return s.id }
 type SubmitOption func(*submitOptions)
 
 type submitOptions struct {
-	turnID string
+	turnID    string
+	params    RequestParams
+	hasParams bool
 }
 
 // WithTurnID sets the client's id of the submission. A submission whose id
@@ -94,6 +96,12 @@ func (s *Session) Stream(ctx context.Context, input messages.Message, opts ...Su
 			yield(nil, err)
 			return
 		}
+		if o.hasParams {
+			if err := o.params.Validate(); err != nil {
+				yield(nil, fmt.Errorf("actors: WithParams: %w", err))
+				return
+			}
+		}
 		if input.Role == "" {
 			input.Role = messages.RoleUser
 		}
@@ -102,7 +110,7 @@ func (s *Session) Stream(ctx context.Context, input messages.Message, opts ...Su
 			turnID = s.rt.ids.NewID()
 		}
 		sub := newSubscriber(turnID, s.rt.cfg.EventBuffer)
-		ref, err := s.rt.post(s.id, &submitCmd{turnID: turnID, msg: input, sub: sub})
+		ref, err := s.rt.post(s.id, &submitCmd{turnID: turnID, msg: input, sub: sub, params: o.params})
 		if err != nil {
 			yield(nil, err)
 			return

@@ -29,6 +29,8 @@ import (
 type turnRun struct {
 	index  int
 	turnID string
+	// params override the agent's request parameters for this turn.
+	params RequestParams
 	ctx    context.Context
 	cancel context.CancelFunc
 
@@ -79,6 +81,7 @@ func (a *sessionActor) startTurn(cmd *submitCmd) {
 	// append fails, the restarted actor takes it up again.
 	a.after(func() { a.dropPending(cmd) })
 	t := a.newTurn(index, cmd.turnID)
+	t.params = cmd.params
 	a.staleMemory()
 	a.attach(cmd.sub, index)
 	a.watchTask(cmd)
@@ -164,6 +167,7 @@ func (a *sessionActor) requestModel() {
 	a.c.gen++
 	msgs := a.st.Messages(memory.ViewOptions{})
 	req := &messages.Request{Model: model, Messages: msgs, Tools: a.rt.tools.definitions(ag)}
+	ag.Params.merge(t.params).apply(req)
 	mc := &modelCall{
 		rt: a.rt, gen: a.c.gen, ctx: t.ctx, provider: prov, chat: !ag.streams(a.rt.cfg.Stream), req: req, log: a.log,
 		hc: HookContext{Session: a.id, Turn: t.index, Agent: ag.Name},

@@ -330,6 +330,10 @@ type Agent struct {
 	// true; false asks for complete replies. A provider with stream: false
 	// (or --no-stream) never streams.
 	Stream *bool `yaml:"stream"`
+	// Params are the request parameters of the agent's model calls
+	// (temperature, max_tokens, tool_choice, response_format, ...).
+	// Omitted keys are not sent.
+	Params Params `yaml:"params"`
 }
 
 // MCPServer is one MCP server. Exactly one of Command and URL is set.

@@ -160,8 +160,13 @@ func Build(ctx context.Context, c *Config, opts BuildOptions) (*Built, error) {
 		for k, v := range a.Vars {
 			vars[k] = v
 		}
+		params, err := a.Params.actors()
+		if err != nil {
+			return nil, fmt.Errorf("config: agents[%d].params.%w", i, err)
+		}
 		agents[i] = actors.AgentProfile{Name: a.Name, Description: a.Description, Prompt: a.Prompt, Vars: vars,
-			Model: a.Model, Tools: a.Tools, Limits: a.Limits.actors(), Retrieve: a.Retrieve, Stream: streamMode(a.Stream)}
+			Model: a.Model, Tools: a.Tools, Limits: a.Limits.actors(), Retrieve: a.Retrieve, Stream: streamMode(a.Stream),
+			Params: params}
 	}
 	b.Runtime = actors.Config{
 		DataDir:      c.DataDir,

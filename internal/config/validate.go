@@ -247,6 +247,7 @@ func (c *Config) validateAgents(ps *problems) {
 			}
 		}
 		validateLimits(ps, key+".limits", a.Limits, false)
+		validateParams(ps, key+".params", a.Params)
 		if a.Retrieve && !c.Knowledge.Enabled {
 			ps.add(key+".retrieve", "no knowledge base is configured: set knowledge.enabled: true")
 		}
