@@ -106,10 +106,13 @@ type toolDone struct {
 	panicked any
 }
 
-// toolDeadline says that a tool call's deadline has passed.
+// toolDeadline says that a tool call's deadline has passed. arm is the
+// arming of the deadline it comes from: a deadline disarmed (the call
+// waits for approval) or armed again since is stale.
 type toolDeadline struct {
 	gen    uint64
 	callID string
+	arm    uint64
 }
 
 // compactDone carries the compactor's answer.

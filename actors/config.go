@@ -119,8 +119,9 @@ type Limits struct {
 	// MaxCost is the session's total cost budget, in the price table's
 	// currency. Zero means unlimited.
 	MaxCost float64
-	// ToolTimeout is the deadline of one tool call. Zero means 60s;
-	// negative means none.
+	// ToolTimeout is the deadline of one tool call. It does not run while
+	// the call waits for approval: it starts, whole, once the call is
+	// approved. Zero means 60s; negative means none.
 	ToolTimeout time.Duration
 	// MaxParallelTools is how many calls of one reply run at once. Zero
 	// means 8.
@@ -237,7 +238,8 @@ type Config struct {
 	// (messages.ApprovalPending), Approver and Runtime.Approve race to
 	// answer, and the answer is journaled (ApprovalGranted or
 	// ApprovalDenied) before the call goes on. The pipeline's
-	// ApprovalTimeout and the call's ToolTimeout bound the wait. Use
+	// ApprovalTimeout bounds the wait (an unanswered approval expires);
+	// the call's ToolTimeout starts once it is approved. Use
 	// ManualApprover when only Runtime.Approve answers. Nil means the
 	// pipeline's own PermissionConfig.Approver decides, unrecorded (or,
 	// without one, such calls are denied).

@@ -189,7 +189,7 @@ func (a *sessionActor) Receive(ctx actor.Context) {
 		}
 	case *toolDeadline:
 		if a.turn != nil && m.gen == a.c.gen {
-			a.onToolDeadline(m.callID)
+			a.onToolDeadline(m.callID, m.arm)
 		}
 	case *compactDone:
 		a.onCompactDone(m)

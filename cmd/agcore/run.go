@@ -47,8 +47,10 @@ other arguments, and why it asks, and takes y (allow once), a (allow this
 tool on this same subject until agcore exits; the same exact call when
 allow rules cannot vouch for the subject alone) or n (deny; "n REASON"
 tells the model why), then Enter. The live view pauses while it asks, and
-parallel calls are asked one after the other. The wait is bounded by the
-call's deadline (limits.tool_timeout), which the prompt shows. Without a
+parallel calls are asked one after the other. The wait is bounded by
+permissions.approval_timeout (default 5m), whose time left the prompt
+shows; unanswered by then, the approval expires and the call is denied.
+The call's deadline (limits.tool_timeout) starts once it is approved. Without a
 terminal (standard input or output redirected) such a call is refused: the
 model reads the refusal as the tool's result, and standard error says once
 per tool which --allow rule, --permission-mode or permissions.allow rule

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/agcore/agcore/providers"
+	"github.com/agcore/agcore/toolsys"
 )
 
 // Defaults of the configuration, as Default returns them.
@@ -31,6 +32,9 @@ const (
 	// DefaultPermissionMode is the permission mode Build uses when
 	// permissions.mode is empty.
 	DefaultPermissionMode = "accept-edits"
+	// DefaultApprovalTimeout is permissions.approval_timeout when the
+	// file sets none.
+	DefaultApprovalTimeout = toolsys.DefaultApprovalTimeout
 )
 
 // The provider types.
@@ -393,6 +397,12 @@ type Permissions struct {
 	Allow []string `yaml:"allow"`
 	// Deny rules refuse matching calls in every mode.
 	Deny []string `yaml:"deny"`
+	// ApprovalTimeout bounds the wait for an answer to a call that needs
+	// approval (on the terminal, or through the API of serve). When it
+	// passes the approval has expired: the call is denied, journaled and
+	// shown as "approval expired". The call's limits.tool_timeout starts
+	// only once it is approved. Zero means DefaultApprovalTimeout.
+	ApprovalTimeout time.Duration `yaml:"approval_timeout"`
 }
 
 // Limits bound what turns and sessions may spend.
@@ -428,7 +438,8 @@ func Default() *Config {
 			{Name: "openai", Type: TypeOpenAI, APIKeyEnv: "OPENAI_API_KEY", DefaultModel: "gpt-4o-mini", Timeout: DefaultProviderTimeout},
 			{Name: "mock", Type: TypeScripted},
 		},
-		Sandbox: Sandbox{Mode: "refuse"},
+		Sandbox:     Sandbox{Mode: "refuse"},
+		Permissions: Permissions{ApprovalTimeout: DefaultApprovalTimeout},
 		Limits: Limits{
 			MaxRoundTrips:    DefaultMaxRoundTrips,
 			ToolTimeout:      DefaultToolTimeout,
@@ -469,6 +480,9 @@ func (c *Config) fillDefaults() {
 	}
 	if c.Sandbox.Mode == "" {
 		c.Sandbox.Mode = d.Sandbox.Mode
+	}
+	if c.Permissions.ApprovalTimeout == 0 {
+		c.Permissions.ApprovalTimeout = d.Permissions.ApprovalTimeout
 	}
 	if c.Limits.MaxRoundTrips == 0 {
 		c.Limits.MaxRoundTrips = d.Limits.MaxRoundTrips

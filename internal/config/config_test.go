@@ -55,6 +55,9 @@ func TestLoad_Example(t *testing.T) {
 	if r := built.Runtime.Retry; r.MaxAttempts != 3 || r.MaxRetryAfter != 30*time.Second {
 		t.Errorf("runtime retry policy = %+v", r)
 	}
+	if cfg.Permissions.ApprovalTimeout != DefaultApprovalTimeout {
+		t.Errorf("permissions.approval_timeout = %v, want the default %v", cfg.Permissions.ApprovalTimeout, DefaultApprovalTimeout)
+	}
 	if p := cfg.Agents[0].Params; p.Temperature == nil || *p.Temperature != 0.2 || p.MaxTokens != 4096 {
 		t.Errorf("coder params = %+v, want temperature 0.2 and max_tokens 4096", p)
 	}
@@ -161,6 +164,7 @@ func TestParse_Errors(t *testing.T) {
 		{"stop", "agents:\n  - name: a\n    params:\n      stop: [END, \"\"]\n", `agcore.yaml:4: agents[0].params.stop[1]: empty`},
 		{"params unknown key", "agents:\n  - name: a\n    params:\n      temprature: 1\n", `agcore.yaml:4: agents[0].params.temprature: unknown key; did you mean "temperature"?`},
 		{"mcp startup timeout", "mcp_servers:\n  - name: fs\n    command: x\n    startup_timeout: -1s\n", `agcore.yaml:4: mcp_servers[0].startup_timeout: must not be negative, got -1s`},
+		{"approval timeout", "permissions:\n  approval_timeout: -1m\n", `agcore.yaml:2: permissions.approval_timeout: must not be negative, got -1m0s`},
 		{"permission mode", "permissions:\n  mode: yolo\n", `agcore.yaml:2: permissions.mode: unknown permission mode "yolo"`},
 		{"permission rule", "permissions:\n  deny: [\"bash(\"]\n", `agcore.yaml:2: permissions.deny[0]: `},
 		{"negative limit", "limits:\n  max_parallel_tools: -2\n", `agcore.yaml:2: limits.max_parallel_tools: must not be negative, got -2`},

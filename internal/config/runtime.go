@@ -343,7 +343,7 @@ func (b *Built) tools(c *Config, opts BuildOptions) (*toolsys.Registry, error) {
 // permissionConfig returns the permission pipeline's configuration.
 func (c *Config) permissionConfig() toolsys.PermissionConfig {
 	mode, _ := toolsys.ParseMode(cmp.Or(c.Permissions.Mode, DefaultPermissionMode)) // validated
-	return toolsys.PermissionConfig{Mode: mode, Allow: c.Permissions.Allow, Deny: c.Permissions.Deny,
+	return toolsys.PermissionConfig{Mode: mode, Allow: c.Permissions.Allow, Deny: c.Permissions.Deny, ApprovalTimeout: c.Permissions.ApprovalTimeout,
 		Remedy: "to run such calls, set permissions.mode (accept-edits runs file edits, bypass runs every tool) " +
 			"or add a permissions.allow rule that matches the call, in the configuration file"}
 }

@@ -86,6 +86,9 @@ func (c *Config) validate() []Problem {
 			}
 		}
 	}
+	if c.Permissions.ApprovalTimeout < 0 {
+		ps.add("permissions.approval_timeout", "must not be negative, got %v", c.Permissions.ApprovalTimeout)
+	}
 	validateLimits(&ps, "limits", c.Limits, true)
 	if c.Retry.MaxAttempts < 0 {
 		ps.add("retry.max_attempts", "must not be negative, got %d (1 disables retrying)", c.Retry.MaxAttempts)

@@ -29,7 +29,7 @@ func goComments() map[string]string {
 		"github.com/agcore/agcore/internal/httpapi.History.Turns":                  "Turns is the number of turns started.",
 		"github.com/agcore/agcore/internal/httpapi.PendingApproval":                "PendingApproval is a tool call waiting for a decision.",
 		"github.com/agcore/agcore/internal/httpapi.PendingApproval.Arguments":      "Arguments are the call's raw arguments (secret placeholders, never secret values).",
-		"github.com/agcore/agcore/internal/httpapi.PendingApproval.Expires":        "Expires is when the request times out and counts as a denial; absent when it does not.",
+		"github.com/agcore/agcore/internal/httpapi.PendingApproval.Expires":        "Expires is when the approval expires (permissions.approval_timeout) and counts as a denial; absent when it does not.",
 		"github.com/agcore/agcore/internal/httpapi.PendingApproval.Permission":     "Permission is the permission the tool needs.",
 		"github.com/agcore/agcore/internal/httpapi.PendingApproval.Reason":         "Reason says why approval is needed.",
 		"github.com/agcore/agcore/internal/httpapi.PendingApproval.Requested":      "Requested is when the approval was asked.",
