@@ -119,6 +119,7 @@ type toolDeadline struct {
 type compactDone struct {
 	gen     uint64
 	forTurn bool
+	force   bool
 	event   *messages.Compacted
 	err     error
 	elapsed time.Duration

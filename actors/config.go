@@ -165,7 +165,9 @@ func (l Limits) merge(o Limits) Limits {
 
 // Compaction configures the compactor service. The zero value compacts a
 // history past 95,000 estimated tokens by pruning old tool results, and
-// summarises only when a summariser model is set.
+// summarises only when a summariser model is set. The threshold is checked
+// when a turn ends and after each tool round; a context-length error from
+// the provider compacts at once and retries the model call, once per turn.
 type Compaction struct {
 	// Config sizes the context window and the threshold.
 	Config memory.CompactionConfig

@@ -173,7 +173,9 @@
 // request carries the conversation alone.
 // Hooks run in registration order at the points named by HookEvent. Two
 // service actors serve every session: the compactor, which compacts a
-// history past its threshold between turns (and at once, then retries the
-// model call, when the provider reports a context-length error), and the
+// history past its threshold between turns and after each tool round (the
+// turn's next model call waits for it, so that a long tool loop does not
+// overflow the context), and at once, then retries the model call a single
+// time, when the provider reports a context-length error; and the
 // retriever, which answers knowledge queries and backs the retrieve tool.
 package actors

@@ -203,7 +203,7 @@ func (a *sessionActor) onModelDone(m *modelDone) {
 			t.retried = true
 			a.log.Info().Err(m.err).Msg("context length exceeded: compacting, then retrying")
 			a.publish(messages.ErrorEvent{EventMeta: a.meta(), Message: m.err.Error(), Kind: providers.KindContextLength.String()})
-			a.requestCompaction(true)
+			a.requestCompaction(true, true)
 			return
 		}
 		a.failTurn(m.err)
@@ -269,11 +269,15 @@ func (a *sessionActor) startMoreTools() {
 	}
 }
 
-// checkRoundDone asks the model again once every call has its result.
+// checkRoundDone asks the model again once every call has its result,
+// after a compaction when the round took the history past the threshold.
 func (a *sessionActor) checkRoundDone() {
 	t := a.turn
 	if t != nil && t.calls != nil && t.done == len(t.calls) && len(t.running) == 0 {
 		t.calls = nil
+		if a.compactRound() {
+			return
+		}
 		a.requestModel()
 	}
 }

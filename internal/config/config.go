@@ -117,8 +117,10 @@ type Files struct {
 
 // Compaction says when and how a long history is shortened: once the
 // estimated tokens of a history pass context_window - reserved_output -
-// buffer, old tool results are pruned, and with a summary_model the older
-// part is summarised.
+// buffer (checked when a turn ends and after each tool round), old tool
+// results are pruned, and with a summary_model the older part is
+// summarised. A model that refuses a request as too long makes the
+// session compact at once and retry, once per turn.
 type Compaction struct {
 	// Disabled turns automatic compaction off.
 	Disabled bool `yaml:"disabled"`
