@@ -60,10 +60,20 @@ type TurnResult struct {
 	// Text is the final assistant text.
 	Text string `json:"text,omitempty"`
 	// Reason explains an outcome other than completed.
-	Reason     string         `json:"reason,omitempty"`
-	Usage      messages.Usage `json:"usage"`
-	Cost       float64        `json:"cost,omitempty"`
-	RoundTrips int            `json:"round_trips"`
+	Reason string `json:"reason,omitempty"`
+	// Usage and Cost are those of the turn's own model calls, the
+	// session's: not those of the sub-agents it spawned, nor of
+	// compaction summaries.
+	Usage messages.Usage `json:"usage"`
+	Cost  float64        `json:"cost,omitempty"`
+	// SubtreeUsage and SubtreeCost add to Usage and Cost those of the
+	// sub-agents the turn spawned that reported before it ended, each
+	// with its own sub-agents (their whole subtree). A cancelled turn
+	// may end before its sub-agents have stopped; Session.Usage counts
+	// them once they have.
+	SubtreeUsage messages.Usage `json:"subtree_usage"`
+	SubtreeCost  float64        `json:"subtree_cost,omitempty"`
+	RoundTrips   int            `json:"round_trips"`
 	// ToolCalls are the turn's tool calls in the order they finished, as
 	// far as the stream delivered them.
 	ToolCalls []ToolCallResult `json:"tool_calls,omitempty"`
@@ -138,10 +148,14 @@ func (s *Session) Submit(ctx context.Context, input messages.Message, opts ...Su
 			res.Turn, res.TurnID = e.Turn, e.TurnID
 		case messages.ToolFinished:
 			res.ToolCalls = append(res.ToolCalls, ToolCallResult{CallID: e.CallID, Name: e.Name, IsError: e.IsError, Content: e.Content, Duration: e.Duration})
+		case messages.SubAgentEnded:
+			res.SubtreeUsage = res.SubtreeUsage.Add(e.Usage)
+			res.SubtreeCost += e.Cost
 		case messages.TurnEnded:
 			res.Turn, res.TurnID = e.Turn, e.TurnID
 			res.Outcome, res.FinishReason, res.Text, res.Reason = e.Outcome, e.FinishReason, e.Text, e.Reason
 			res.Usage, res.Cost, res.RoundTrips = e.Usage, e.Cost, e.RoundTrips
+			res.SubtreeUsage, res.SubtreeCost = res.SubtreeUsage.Add(e.Usage), res.SubtreeCost+e.Cost
 			if e.Outcome == messages.OutcomeFailed || e.Outcome == messages.OutcomeCancelled {
 				return res, &TurnError{Session: s.id, Turn: e.Turn, Outcome: e.Outcome, Reason: e.Reason}
 			}
