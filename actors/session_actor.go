@@ -605,6 +605,11 @@ func (a *sessionActor) handleSubmit(cmd *submitCmd) {
 		a.dropPending(cmd)
 		if a.turn != nil && a.turn.index == idx {
 			a.attach(cmd.sub, idx)
+			if cmd.sub != nil {
+				// The turn's message is durable: say so, as the first
+				// submission was told.
+				cmd.sub.deliver(messages.TurnStarted{EventMeta: messages.EventMeta{Session: a.id, Turn: idx}, TurnID: cmd.turnID, Agent: a.st.Agent})
+			}
 			a.watchTask(cmd)
 			return
 		}
