@@ -276,6 +276,12 @@ type Config struct {
 	EnvironmentPrompt bool
 	// PromptVars are template variables shared by every prompt.
 	PromptVars map[string]any
+	// Prompts is a registry of prompt templates and partials that
+	// BasePrompt and the agents' prompts may use ({{template "name" .}}).
+	// New takes a copy: templates added later do not reach the runtime. A
+	// prompt that names a template the registry lacks is refused by New.
+	// Nil means none.
+	Prompts *Prompts
 
 	// SubAgents enables the spawn_agent and transfer_to_agent tools and
 	// bounds sub-agents. The zero value enables neither tool.

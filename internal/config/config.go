@@ -69,6 +69,14 @@ type Config struct {
 	// BasePrompt is the first layer of every system prompt, a
 	// text/template. Empty means none.
 	BasePrompt string `yaml:"base_prompt"`
+	// PromptDirs are folders of prompt templates (.tmpl, .tpl, .txt, .md
+	// files, each a template named by its file name without the
+	// extension, with the {{define}} blocks it holds), relative to the
+	// file. base_prompt and agent prompts may use them with {{template
+	// "name" .}}, and they may use each other (shared partials). A
+	// template or variable that is missing is an error naming it. Empty
+	// means none.
+	PromptDirs []string `yaml:"prompt_dirs"`
 
 	// Providers are the model endpoints, by name. A file that lists
 	// providers replaces the default list ("openai" and "mock").

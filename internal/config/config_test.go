@@ -55,6 +55,9 @@ func TestLoad_Example(t *testing.T) {
 	if r := built.Runtime.Retry; r.MaxAttempts != 3 || r.MaxRetryAfter != 30*time.Second {
 		t.Errorf("runtime retry policy = %+v", r)
 	}
+	if cfg.PromptDirs == nil || len(cfg.PromptDirs) != 0 {
+		t.Errorf("prompt_dirs = %#v, want the example's empty list", cfg.PromptDirs)
+	}
 	if cfg.Permissions.ApprovalTimeout != DefaultApprovalTimeout {
 		t.Errorf("permissions.approval_timeout = %v, want the default %v", cfg.Permissions.ApprovalTimeout, DefaultApprovalTimeout)
 	}

@@ -81,6 +81,9 @@ func (c *Config) resolvePaths(dir string) {
 	c.DataDir = fix(c.DataDir)
 	c.Workspace = fix(c.Workspace)
 	c.WASM.Dir = fix(c.WASM.Dir)
+	for i := range c.PromptDirs {
+		c.PromptDirs[i] = fix(c.PromptDirs[i])
+	}
 	for i := range c.Providers {
 		c.Providers[i].Script = fix(c.Providers[i].Script)
 	}

@@ -168,6 +168,10 @@ func Build(ctx context.Context, c *Config, opts BuildOptions) (*Built, error) {
 			Model: a.Model, Tools: a.Tools, Limits: a.Limits.actors(), Retrieve: a.Retrieve, Stream: streamMode(a.Stream),
 			Params: params}
 	}
+	prompts, _, err := c.prompts()
+	if err != nil {
+		return nil, fmt.Errorf("config: prompt_dirs: %w", err)
+	}
 	b.Runtime = actors.Config{
 		DataDir:      c.DataDir,
 		Durability:   durability,
@@ -179,6 +183,7 @@ func Build(ctx context.Context, c *Config, opts BuildOptions) (*Built, error) {
 		Agents:       agents,
 		DefaultAgent: c.DefaultAgent,
 		BasePrompt:   c.BasePrompt,
+		Prompts:      prompts,
 		Limits:       limits,
 		Retry:        c.Retry.policy(),
 		MCPServers:   servers,

@@ -73,6 +73,7 @@ func (c *Config) validate() []Problem {
 		}
 	}
 	c.validateAgents(&ps)
+	c.validatePrompts(&ps)
 	c.validateMCP(&ps)
 	if c.Permissions.Mode != "" {
 		if _, err := toolsys.ParseMode(c.Permissions.Mode); err != nil {
