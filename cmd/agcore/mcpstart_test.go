@@ -111,6 +111,16 @@ func TestChat_MCPServerFromConfig(t *testing.T) {
 	}
 }
 
+// runCLISync is runCLI with outputs safe for concurrent writes: the
+// runtime's logger and the command both write to standard error, from
+// their own goroutines, as they do to a process's stderr.
+func runCLISync(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var stdout, stderr syncBuffer
+	code := runIO(t.Context(), args, strings.NewReader(""), &stdout, &stderr, testEnv(t, nil))
+	return code, stdout.String(), stderr.String()
+}
+
 // TestRun_MCPServerFailing starts a turn with a server that cannot start:
 // a warning names the server and the reason, and the turn runs without its
 // tools; a required server stops the command instead.
@@ -118,7 +128,7 @@ func TestRun_MCPServerFailing(t *testing.T) {
 	missing := t.TempDir() + "/no-such-server"
 	t.Run("optional", func(t *testing.T) {
 		cfg := mcpConfig(t, fmt.Sprintf("  - {name: remote, command: %q, startup_timeout: 300ms}\n", missing))
-		code, stdout, stderr := runCLI(t.Context(), t, nil, "--config", cfg, "run", "say hello")
+		code, stdout, stderr := runCLISync(t, "--config", cfg, "run", "say hello")
 		if !strings.Contains(stderr, "mcp server remote is not ready after 300ms") || !strings.Contains(stderr, "no-such-server") ||
 			!strings.Contains(stderr, "its tools are left out") {
 			t.Errorf("stderr does not warn about the server and why\nstderr:\n%s", stderr)
@@ -131,7 +141,7 @@ func TestRun_MCPServerFailing(t *testing.T) {
 	})
 	t.Run("required", func(t *testing.T) {
 		cfg := mcpConfig(t, fmt.Sprintf("  - {name: remote, command: %q, startup_timeout: 300ms, required: true}\n", missing))
-		code, stdout, stderr := runCLI(t.Context(), t, nil, "--config", cfg, "run", "say hello")
+		code, stdout, stderr := runCLISync(t, "--config", cfg, "run", "say hello")
 		if code != exitError || !strings.Contains(stderr, "mcp server remote is not ready after 300ms") ||
 			!strings.Contains(stderr, "mcp_servers[0].required") || strings.Contains(stdout, "mcp__remote__echo") {
 			t.Errorf("exit code %d, want %d and an error naming the server and the key\nstdout:\n%s\nstderr:\n%s", code, exitError, stdout, stderr)
@@ -153,7 +163,7 @@ func TestTools_ListsMCPServerTools(t *testing.T) {
 		t.Errorf("tools schema: exit code %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
 	bad := mcpConfig(t, fmt.Sprintf("  - {name: remote, command: %q, startup_timeout: 200ms}\n", t.TempDir()+"/nothing"))
-	code, stdout, stderr = runCLI(t.Context(), t, nil, "--config", bad, "tools", "list")
+	code, stdout, stderr = runCLISync(t, "--config", bad, "tools", "list")
 	if code != exitOK || !strings.Contains(stderr, "mcp server remote is not ready after 200ms") || !strings.Contains(stdout, "read_file") {
 		t.Errorf("tools list with a failing server: exit code %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
