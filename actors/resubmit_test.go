@@ -65,7 +65,9 @@ func TestResubmit_ReadsOnlyItsTurn(t *testing.T) {
 		if res.Turn != i || res.Outcome != messages.OutcomeCompleted || res.Text != "ok" {
 			t.Errorf("resubmission of t-%d = %+v", i, res)
 		}
-		if n := j.read.Load() - before; n > 10 {
+		n := j.read.Load() - before
+		t.Logf("resubmitting t-%d read %d of %d journal entries", i, n, total)
+		if n > 10 {
 			t.Errorf("resubmitting t-%d read %d journal entries of %d, want those of its turn only", i, n, total)
 		}
 	}
