@@ -23,7 +23,8 @@ type AgentProfile struct {
 	Name string
 	// Description says what the agent is for (shown to operators).
 	Description string
-	// Prompt is the agent's layer of the system prompt, a text/template.
+	// Prompt is the agent's layer of the system prompt, a text/template
+	// that may use the templates of Config.Prompts.
 	// Its data holds Config.PromptVars, then Vars, then Session, Agent,
 	// Turn, Date and Workspace. A variable that is not defined is an error
 	// (missingkey=error), never "<no value>".
@@ -43,6 +44,13 @@ type AgentProfile struct {
 	// Retrieve enables the retrieved-knowledge layer of the prompt and the
 	// retrieve tool (when Config.Knowledge is set).
 	Retrieve bool
+	// Stream says whether the agent's model calls stream. Zero
+	// (StreamDefault) means Config.Stream.
+	Stream StreamMode
+	// Params are the request parameters of the agent's model calls
+	// (temperature, max tokens, tool choice, response format, ...). The
+	// zero value sends none. WithParams overrides them for one turn.
+	Params RequestParams
 }
 
 // agent is a compiled AgentProfile.
@@ -67,8 +75,9 @@ func compileTemplate(name, text string) (*template.Template, error) {
 	return template.New(name).Option("missingkey=error").Parse(text)
 }
 
-// compileAgents validates the profiles and compiles their prompts.
-func compileAgents(profiles []AgentProfile, base Limits) (map[string]*agent, []string, error) {
+// compileAgents validates the profiles and compiles their prompts into
+// prompts, the runtime's template set.
+func compileAgents(profiles []AgentProfile, base Limits, prompts *template.Template) (map[string]*agent, []string, error) {
 	if len(profiles) == 0 {
 		profiles = []AgentProfile{{Name: defaultAgentName}}
 	}
@@ -81,7 +90,14 @@ func compileAgents(profiles []AgentProfile, base Limits) (map[string]*agent, []s
 		if _, dup := out[p.Name]; dup {
 			return nil, nil, configErr(fmt.Sprintf("Agents[%d].Name", i), "duplicate agent %q", p.Name)
 		}
-		t, err := compileTemplate(p.Name, p.Prompt)
+		if p.Stream < StreamDefault || p.Stream > StreamOff {
+			return nil, nil, configErr(fmt.Sprintf("Agents[%d].Stream", i), "unknown stream mode %v", p.Stream)
+		}
+		if err := p.Params.Validate(); err != nil {
+			return nil, nil, fmt.Errorf("%w: Agents[%d].Params: %w", ErrConfig, i, err)
+		}
+		p.Params = p.Params.clone()
+		t, err := compileIn(prompts, "agent "+p.Name, p.Prompt)
 		if err != nil {
 			return nil, nil, configErr(fmt.Sprintf("Agents[%d].Prompt", i), "%v", err)
 		}

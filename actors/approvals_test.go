@@ -112,7 +112,7 @@ func TestApprovals_Decisions(t *testing.T) {
 			return toolsys.Approval{}, errors.New("callback unreachable")
 		}), wantJournal: []string{"requested:c1:write", "denied:c1:approver:approver failed: callback unreachable"}, wantResult: "callback unreachable"},
 		{name: "nobody answers", approver: actors.ManualApprover(), timeout: 50 * time.Millisecond,
-			wantJournal: []string{"requested:c1:write", "denied:c1:runtime:approval timed out after 50ms"}, wantResult: "approval timed out after 50ms"},
+			wantJournal: []string{"requested:c1:write", "denied:c1:runtime:approval expired: no answer within 50ms"}, wantResult: "approval expired: no answer within 50ms"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -31,11 +31,14 @@ type modelCall struct {
 	gen      uint64
 	ctx      context.Context
 	provider providers.Provider
-	req      *messages.Request
-	prompt   promptInput
-	layers   *promptLayers // the layers the call used, for the session to keep
-	hc       HookContext
-	log      zerolog.Logger
+	// chat asks for the complete reply (Provider.Chat) instead of
+	// streaming it.
+	chat   bool
+	req    *messages.Request
+	prompt promptInput
+	layers *promptLayers // the layers the call used, for the session to keep
+	hc     HookContext
+	log    zerolog.Logger
 }
 
 // run makes the call and reports to the session through send.
@@ -115,8 +118,20 @@ func (m *modelCall) retryPolicy() providers.RetryPolicy {
 }
 
 // stream makes one attempt with provider, forwarding text deltas to the
-// session. ctx is the call's context, numbered by the retry policy.
+// session: as they stream, or the whole text as one delta when the call
+// asks for the complete reply. ctx is the call's context, numbered by the
+// retry policy.
 func (m *modelCall) stream(ctx context.Context, send func(any), provider providers.Provider) (*messages.Response, error) {
+	if m.chat {
+		resp, err := provider.Chat(ctx, *m.req)
+		if err != nil {
+			return nil, err
+		}
+		if text := resp.Message.Text(); text != "" {
+			send(&modelDelta{gen: m.gen, text: text})
+		}
+		return resp, nil
+	}
 	s, err := provider.Stream(ctx, *m.req)
 	if err != nil {
 		return nil, err

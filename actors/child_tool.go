@@ -5,8 +5,8 @@ package actors
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"runtime/debug"
+	"time"
 
 	"github.com/agcore/agcore/messages"
 	"github.com/agcore/agcore/toolsys"
@@ -19,11 +19,14 @@ import (
 // error result, and a call that overruns its deadline is answered by the
 // session while it finishes.
 type toolExec struct {
-	rt   *Runtime
-	gen  uint64
-	ctx  context.Context
-	call messages.ToolCall
-	tc   *toolsys.Context
+	rt  *Runtime
+	gen uint64
+	ctx context.Context
+	// timeout is the call's deadline, which starts once the call may run
+	// (after its approval); zero or negative means none.
+	timeout time.Duration
+	call    messages.ToolCall
+	tc      *toolsys.Context
 	// results is the round's channel of results (see turnRun).
 	results chan<- *toolDone
 	// approver records the call's approval, if it needs one; nil means
@@ -40,9 +43,6 @@ func (x *toolExec) run(send func(any)) {
 		}
 	}()
 	res, err := x.execute()
-	if err == nil && x.ctx.Err() != nil && errors.Is(x.ctx.Err(), context.DeadlineExceeded) {
-		err = x.ctx.Err()
-	}
 	x.report(send, &toolDone{gen: x.gen, callID: x.call.ID, result: res, err: err})
 }
 
@@ -57,5 +57,5 @@ func (x *toolExec) execute() (toolsys.Result, error) {
 	if x.approver != nil {
 		ctx = toolsys.WithApprover(ctx, x.approver)
 	}
-	return x.rt.tools.call(ctx, x.call.Name, json.RawMessage(x.call.Arguments), x.tc)
+	return x.rt.tools.call(ctx, x.call.Name, json.RawMessage(x.call.Arguments), x.tc, x.timeout)
 }

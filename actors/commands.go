@@ -28,6 +28,8 @@ type submitCmd struct {
 	msg    messages.Message
 	sub    *subscriber
 	task   bool
+	// params override the agent's request parameters for the turn.
+	params RequestParams
 }
 
 // cancelCmd cancels the running turn, if any, and the sub-agents the
@@ -104,16 +106,20 @@ type toolDone struct {
 	panicked any
 }
 
-// toolDeadline says that a tool call's deadline has passed.
+// toolDeadline says that a tool call's deadline has passed. arm is the
+// arming of the deadline it comes from: a deadline disarmed (the call
+// waits for approval) or armed again since is stale.
 type toolDeadline struct {
 	gen    uint64
 	callID string
+	arm    uint64
 }
 
 // compactDone carries the compactor's answer.
 type compactDone struct {
 	gen     uint64
 	forTurn bool
+	force   bool
 	event   *messages.Compacted
 	err     error
 	elapsed time.Duration

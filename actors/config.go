@@ -119,8 +119,9 @@ type Limits struct {
 	// MaxCost is the session's total cost budget, in the price table's
 	// currency. Zero means unlimited.
 	MaxCost float64
-	// ToolTimeout is the deadline of one tool call. Zero means 60s;
-	// negative means none.
+	// ToolTimeout is the deadline of one tool call. It does not run while
+	// the call waits for approval: it starts, whole, once the call is
+	// approved. Zero means 60s; negative means none.
 	ToolTimeout time.Duration
 	// MaxParallelTools is how many calls of one reply run at once. Zero
 	// means 8.
@@ -164,7 +165,9 @@ func (l Limits) merge(o Limits) Limits {
 
 // Compaction configures the compactor service. The zero value compacts a
 // history past 95,000 estimated tokens by pruning old tool results, and
-// summarises only when a summariser model is set.
+// summarises only when a summariser model is set. The threshold is checked
+// when a turn ends and after each tool round; a context-length error from
+// the provider compacts at once and retries the model call, once per turn.
 type Compaction struct {
 	// Config sizes the context window and the threshold.
 	Config memory.CompactionConfig
@@ -206,6 +209,12 @@ type Config struct {
 	Model string
 	// Prices prices the usage of each model. Nil means every call is free.
 	Prices providers.PriceTable
+	// Stream says whether model calls stream their replies. Zero
+	// (StreamDefault) streams; StreamOff asks for complete replies (one
+	// text delta per reply). An agent's AgentProfile.Stream overrides it.
+	// A provider that cannot stream at all is better wrapped with
+	// providers.ChatOnly, which holds whatever the agent says.
+	Stream StreamMode
 	// Retry is the retry policy of model calls, and the runtime is their
 	// only retry layer: a provider that retries on its own (a
 	// providers.Retrier, such as openai.Provider or what
@@ -231,7 +240,8 @@ type Config struct {
 	// (messages.ApprovalPending), Approver and Runtime.Approve race to
 	// answer, and the answer is journaled (ApprovalGranted or
 	// ApprovalDenied) before the call goes on. The pipeline's
-	// ApprovalTimeout and the call's ToolTimeout bound the wait. Use
+	// ApprovalTimeout bounds the wait (an unanswered approval expires);
+	// the call's ToolTimeout starts once it is approved. Use
 	// ManualApprover when only Runtime.Approve answers. Nil means the
 	// pipeline's own PermissionConfig.Approver decides, unrecorded (or,
 	// without one, such calls are denied).
@@ -269,6 +279,12 @@ type Config struct {
 	// Skills lists the skills agents may load, as a layer of the system
 	// prompt. The zero value adds none.
 	Skills SkillsLayer
+	// Prompts is a registry of prompt templates and partials that
+	// BasePrompt and the agents' prompts may use ({{template "name" .}}).
+	// New takes a copy: templates added later do not reach the runtime. A
+	// prompt that names a template the registry lacks is refused by New.
+	// Nil means none.
+	Prompts *Prompts
 
 	// SubAgents enables the spawn_agent and transfer_to_agent tools and
 	// bounds sub-agents. The zero value enables neither tool.

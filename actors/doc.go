@@ -144,9 +144,12 @@
 // is journaled as ApprovalGranted or ApprovalDenied, with By saying who
 // decided (DecidedByApprover, DecidedByCaller, DecidedByRuntime), before
 // the call goes on. Only the call's executor waits; the session's mailbox
-// does not. An approval that outlives the pipeline's ApprovalTimeout is
-// denied with "approval timed out after ..."; one whose call hits its
-// ToolTimeout or whose turn ends is denied by the runtime too.
+// does not. The wait has its own bound, the pipeline's ApprovalTimeout:
+// an approval that gets no answer by then has expired, and is journaled
+// as denied by the runtime with "approval expired: no answer within ...",
+// which the model reads as the call's result. The call's ToolTimeout does
+// not run while it waits: it starts, whole, once the call is approved. An
+// approval whose turn ends first is denied by the runtime too.
 // Session.Approvals and Runtime.Approvals list the pending ones;
 // ManualApprover leaves every decision to Runtime.Approve.
 //
@@ -170,7 +173,9 @@
 // request carries the conversation alone.
 // Hooks run in registration order at the points named by HookEvent. Two
 // service actors serve every session: the compactor, which compacts a
-// history past its threshold between turns (and at once, then retries the
-// model call, when the provider reports a context-length error), and the
+// history past its threshold between turns and after each tool round (the
+// turn's next model call waits for it, so that a long tool loop does not
+// overflow the context), and at once, then retries the model call a single
+// time, when the provider reports a context-length error; and the
 // retriever, which answers knowledge queries and backs the retrieve tool.
 package actors

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -360,5 +361,63 @@ func TestMCP_Everything(t *testing.T) {
 	rs, err := f.rt.MCP("everything").Resources(t.Context())
 	if err != nil || len(rs) == 0 {
 		t.Errorf("Resources = %d resources, %v", len(rs), err)
+	}
+}
+
+// TestMCP_ToolSetFollowsTheRegistry starts a turn while the server is not
+// connected yet: its tool is not offered to the model. Once the server is
+// up, the next model request of the same session offers it and the call
+// reaches the server.
+func TestMCP_ToolSetFollowsTheRegistry(t *testing.T) {
+	m := newMemServer(t, func(s *sdk.Server) {
+		s.AddTool(&sdk.Tool{Name: "echo", Description: "Echoes.", InputSchema: messageSchema}, echoHandler)
+	})
+	gate := make(chan struct{})
+	cfg := m.config("mem")
+	connect := cfg.Transport
+	cfg.Transport = func(ctx context.Context) (sdk.Transport, error) {
+		select {
+		case <-gate:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+		return connect(ctx)
+	}
+	script := scripted.Script{Rules: []scripted.Rule{
+		{Match: scripted.Match{Role: messages.RoleUser, Contains: "first"}, Reply: scripted.Reply{Text: "no tools yet"}},
+		toolScript("relayed", scripted.ToolCall{Name: "mcp__mem__echo", Arguments: `{"message":"hi"}`}).Rules[0],
+		toolScript("relayed").Rules[1],
+	}}
+	var mu sync.Mutex
+	var offered [][]string
+	f := newFixture(t, script, nil, func(c *actors.Config) {
+		c.MCPServers = []mcp.ServerConfig{cfg}
+		c.Hooks.Register(actors.PreRequest, actors.HookFunc(func(_ context.Context, hc *actors.HookContext) actors.HookResult {
+			var names []string
+			for _, d := range hc.Request.Tools {
+				names = append(names, d.Name)
+			}
+			mu.Lock()
+			offered = append(offered, names)
+			mu.Unlock()
+			return actors.HookResult{}
+		}))
+	})
+	if _, err := f.sess.Submit(t.Context(), messages.UserText("first")); err != nil {
+		t.Fatal(err)
+	}
+	close(gate)
+	waitMCP(t, f.rt, "mem")
+	res, err := f.sess.Submit(t.Context(), messages.UserText("relay hi"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.ToolCalls) != 1 || res.ToolCalls[0].IsError || res.ToolCalls[0].Content != "echo: hi" {
+		t.Fatalf("result = %+v", res)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(offered) < 2 || slices.Contains(offered[0], "mcp__mem__echo") || !slices.Contains(offered[1], "mcp__mem__echo") {
+		t.Errorf("tools offered per request = %v, want mcp__mem__echo from the second request on", offered)
 	}
 }

@@ -129,11 +129,17 @@ func New(cfg Config) (*Runtime, error) {
 	if err := rt.configureMCP(); err != nil {
 		return nil, err
 	}
-	var err error
-	if rt.base, err = compileTemplate("base", cfg.BasePrompt); err != nil {
+	prompts, err := cfg.Prompts.compiler()
+	if err != nil {
+		return nil, configErr("Prompts", "%v", err)
+	}
+	if rt.base, err = compileIn(prompts, "base prompt", cfg.BasePrompt); err != nil {
 		return nil, configErr("BasePrompt", "%v", err)
 	}
-	if rt.agents, rt.agentOrder, err = compileAgents(cfg.Agents, rt.limits); err != nil {
+	if cfg.Stream < StreamDefault || cfg.Stream > StreamOff {
+		return nil, configErr("Stream", "unknown stream mode %v", cfg.Stream)
+	}
+	if rt.agents, rt.agentOrder, err = compileAgents(cfg.Agents, rt.limits, prompts); err != nil {
 		return nil, err
 	}
 	rt.defaultAgent = cfg.DefaultAgent

@@ -29,7 +29,9 @@ func (s *Session) ID() string { return s.id }
 type SubmitOption func(*submitOptions)
 
 type submitOptions struct {
-	turnID string
+	turnID    string
+	params    RequestParams
+	hasParams bool
 }
 
 // WithTurnID sets the client's id of the submission. A submission whose id
@@ -58,10 +60,20 @@ type TurnResult struct {
 	// Text is the final assistant text.
 	Text string `json:"text,omitempty"`
 	// Reason explains an outcome other than completed.
-	Reason     string         `json:"reason,omitempty"`
-	Usage      messages.Usage `json:"usage"`
-	Cost       float64        `json:"cost,omitempty"`
-	RoundTrips int            `json:"round_trips"`
+	Reason string `json:"reason,omitempty"`
+	// Usage and Cost are those of the turn's own model calls, the
+	// session's: not those of the sub-agents it spawned, nor of
+	// compaction summaries.
+	Usage messages.Usage `json:"usage"`
+	Cost  float64        `json:"cost,omitempty"`
+	// SubtreeUsage and SubtreeCost add to Usage and Cost those of the
+	// sub-agents the turn spawned that reported before it ended, each
+	// with its own sub-agents (their whole subtree). A cancelled turn
+	// may end before its sub-agents have stopped; Session.Usage counts
+	// them once they have.
+	SubtreeUsage messages.Usage `json:"subtree_usage"`
+	SubtreeCost  float64        `json:"subtree_cost,omitempty"`
+	RoundTrips   int            `json:"round_trips"`
 	// ToolCalls are the turn's tool calls in the order they finished, as
 	// far as the stream delivered them.
 	ToolCalls []ToolCallResult `json:"tool_calls,omitempty"`
@@ -94,6 +106,12 @@ func (s *Session) Stream(ctx context.Context, input messages.Message, opts ...Su
 			yield(nil, err)
 			return
 		}
+		if o.hasParams {
+			if err := o.params.Validate(); err != nil {
+				yield(nil, fmt.Errorf("actors: WithParams: %w", err))
+				return
+			}
+		}
 		if input.Role == "" {
 			input.Role = messages.RoleUser
 		}
@@ -102,7 +120,7 @@ func (s *Session) Stream(ctx context.Context, input messages.Message, opts ...Su
 			turnID = s.rt.ids.NewID()
 		}
 		sub := newSubscriber(turnID, s.rt.cfg.EventBuffer)
-		ref, err := s.rt.post(s.id, &submitCmd{turnID: turnID, msg: input, sub: sub})
+		ref, err := s.rt.post(s.id, &submitCmd{turnID: turnID, msg: input, sub: sub, params: o.params})
 		if err != nil {
 			yield(nil, err)
 			return
@@ -130,10 +148,14 @@ func (s *Session) Submit(ctx context.Context, input messages.Message, opts ...Su
 			res.Turn, res.TurnID = e.Turn, e.TurnID
 		case messages.ToolFinished:
 			res.ToolCalls = append(res.ToolCalls, ToolCallResult{CallID: e.CallID, Name: e.Name, IsError: e.IsError, Content: e.Content, Duration: e.Duration})
+		case messages.SubAgentEnded:
+			res.SubtreeUsage = res.SubtreeUsage.Add(e.Usage)
+			res.SubtreeCost += e.Cost
 		case messages.TurnEnded:
 			res.Turn, res.TurnID = e.Turn, e.TurnID
 			res.Outcome, res.FinishReason, res.Text, res.Reason = e.Outcome, e.FinishReason, e.Text, e.Reason
 			res.Usage, res.Cost, res.RoundTrips = e.Usage, e.Cost, e.RoundTrips
+			res.SubtreeUsage, res.SubtreeCost = res.SubtreeUsage.Add(e.Usage), res.SubtreeCost+e.Cost
 			if e.Outcome == messages.OutcomeFailed || e.Outcome == messages.OutcomeCancelled {
 				return res, &TurnError{Session: s.id, Turn: e.Turn, Outcome: e.Outcome, Reason: e.Reason}
 			}

@@ -189,7 +189,7 @@ func (a *sessionActor) Receive(ctx actor.Context) {
 		}
 	case *toolDeadline:
 		if a.turn != nil && m.gen == a.c.gen {
-			a.onToolDeadline(m.callID)
+			a.onToolDeadline(m.callID, m.arm)
 		}
 	case *compactDone:
 		a.onCompactDone(m)
@@ -605,6 +605,11 @@ func (a *sessionActor) handleSubmit(cmd *submitCmd) {
 		a.dropPending(cmd)
 		if a.turn != nil && a.turn.index == idx {
 			a.attach(cmd.sub, idx)
+			if cmd.sub != nil {
+				// The turn's message is durable: say so, as the first
+				// submission was told.
+				cmd.sub.deliver(messages.TurnStarted{EventMeta: messages.EventMeta{Session: a.id, Turn: idx}, TurnID: cmd.turnID, Agent: a.st.Agent})
+			}
 			a.watchTask(cmd)
 			return
 		}
@@ -660,19 +665,23 @@ type turnFound struct {
 // resubmission of its turn id.
 func (a *sessionActor) findTurn(cmd *submitCmd, idx int) {
 	self, root, rt, id := a.actx.Self(), a.rt.system.Root, a.rt, a.id
+	from := max(a.st.TurnSeqs[cmd.turnID], 1) // 1 for a turn journaled before the index existed
 	a.after(func() {
 		go func() {
-			ended, err := findTurnEnd(rt.ctx, rt.journal, id, cmd.turnID, idx)
+			ended, err := findTurnEnd(rt.ctx, rt.journal, id, cmd.turnID, idx, from)
 			root.Send(self, &turnFound{cmd: cmd, ended: ended, err: err})
 		}()
 	})
 }
 
-// findTurnEnd reads how turn turn of session ended from its journal.
-func findTurnEnd(ctx context.Context, j memory.Journal, session, turnID string, turn int) (messages.TurnEnded, error) {
+// findTurnEnd reads how turn turn of session ended from its journal,
+// from the entry at seq from (its UserMessage, which the state's
+// TurnSeqs index names) to the entry that ended it: the entries of that
+// turn, however long the session.
+func findTurnEnd(ctx context.Context, j memory.Journal, session, turnID string, turn int, from uint64) (messages.TurnEnded, error) {
 	ended := messages.TurnEnded{EventMeta: messages.EventMeta{Session: session, Turn: turn}, TurnID: turnID}
 	found := false
-	for entry, err := range j.Read(ctx, session, 1) {
+	for entry, err := range j.Read(ctx, session, from) {
 		if err != nil {
 			return ended, err
 		}
@@ -692,6 +701,9 @@ func findTurnEnd(ctx context.Context, j memory.Journal, session, turnID string, 
 				ended.Outcome, ended.Reason = messages.OutcomeCancelled, ev.Reason
 				found = true
 			}
+		}
+		if found {
+			break
 		}
 	}
 	if !found {

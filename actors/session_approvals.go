@@ -130,6 +130,9 @@ func (a *sessionActor) onApprovalAsk(m *approvalAskCmd) {
 		a.approvals = make(map[string]*approvalWait)
 	}
 	a.approvals[info.CallID] = m.wait
+	// The call's deadline does not run while it waits: it is armed again,
+	// whole, once the call is approved.
+	a.disarmDeadline(t.running[info.CallID])
 	a.publish(messages.ApprovalPending{EventMeta: a.meta(), CallID: info.CallID, Tool: info.Tool, Reason: info.Reason})
 	a.log.Info().Str("call", info.CallID).Str("tool", info.Tool).Msg("approval requested")
 }
@@ -165,9 +168,21 @@ func (a *sessionActor) decide(w *approvalWait, allow bool, reason, by string) {
 		a.stage(messages.ApprovalDenied{CallID: id, By: by, Reason: reason})
 	}
 	delete(a.approvals, id)
+	if run := a.turnCall(id); run != nil && allow {
+		run.started = a.rt.clock.Now()
+		a.armDeadline(run)
+	}
 	ans := toolsys.Approval{Allow: allow, Reason: reason}
 	a.after(func() { w.answer <- ans })
 	a.log.Info().Str("call", id).Bool("allow", allow).Str("by", by).Msg("approval decided")
+}
+
+// turnCall returns the running call callID of the running turn, or nil.
+func (a *sessionActor) turnCall(callID string) *toolRun {
+	if a.turn == nil {
+		return nil
+	}
+	return a.turn.running[callID]
 }
 
 // expireApproval denies the pending approval of callID, if any, because

@@ -9,6 +9,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"time"
 
 	"github.com/agcore/agcore/messages"
 	"github.com/agcore/agcore/toolsys"
@@ -129,15 +130,27 @@ func (ts *toolset) sessionTool(name string) sessionTool {
 }
 
 // call runs the named tool in an executor: one of the runtime's own
-// through its registry, any other through Config.Tools.
-func (ts *toolset) call(ctx context.Context, name string, raw json.RawMessage, tc *toolsys.Context) (toolsys.Result, error) {
-	if _, own := ts.kinds[name]; own {
-		return ts.own.Call(ctx, name, raw, tc)
+// through its registry, any other through Config.Tools, under the call's
+// deadline timeout (none when zero or negative). A registry starts that
+// deadline once its permission pipeline lets the call through
+// (toolsys.WithCallTimeout), so that an approval's wait does not count;
+// other Tools implementations, which ask for no approval, get it at once.
+func (ts *toolset) call(ctx context.Context, name string, raw json.RawMessage, tc *toolsys.Context, timeout time.Duration) (toolsys.Result, error) {
+	var tools Tools = ts.own
+	if _, own := ts.kinds[name]; !own {
+		if ts.user == nil {
+			return toolsys.ErrorResult("unknown tool %q: no tools are configured", name), nil
+		}
+		tools = ts.user
 	}
-	if ts.user == nil {
-		return toolsys.ErrorResult("unknown tool %q: no tools are configured", name), nil
+	if _, reg := tools.(*toolsys.Registry); reg {
+		ctx = toolsys.WithCallTimeout(ctx, timeout)
+	} else if timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, timeout)
+		defer cancel()
 	}
-	return ts.user.Call(ctx, name, raw, tc)
+	return tools.Call(ctx, name, raw, tc)
 }
 
 // typedSessionTool is the sessionTool of an actorTool[P]: it parses the

@@ -29,6 +29,8 @@ import (
 type turnRun struct {
 	index  int
 	turnID string
+	// params override the agent's request parameters for this turn.
+	params RequestParams
 	ctx    context.Context
 	cancel context.CancelFunc
 
@@ -55,9 +57,12 @@ type turnRun struct {
 
 // toolRun is a tool call in flight.
 type toolRun struct {
-	call    messages.ToolCall
-	cancel  context.CancelFunc // nil for a call the session carries out
-	stop    func() bool        // disarms the deadline
+	call   messages.ToolCall
+	cancel context.CancelFunc // nil for a call the session carries out
+	stop   func() bool        // disarms the deadline
+	// arm counts the armings of the deadline; a toolDeadline of an earlier
+	// one is stale.
+	arm     uint64
 	started time.Time
 	// child is the sub-agent session a spawn_agent call runs.
 	child string
@@ -79,6 +84,7 @@ func (a *sessionActor) startTurn(cmd *submitCmd) {
 	// append fails, the restarted actor takes it up again.
 	a.after(func() { a.dropPending(cmd) })
 	t := a.newTurn(index, cmd.turnID)
+	t.params = cmd.params
 	a.staleMemory()
 	a.attach(cmd.sub, index)
 	a.watchTask(cmd)
@@ -164,8 +170,9 @@ func (a *sessionActor) requestModel() {
 	a.c.gen++
 	msgs := a.st.Messages(memory.ViewOptions{})
 	req := &messages.Request{Model: model, Messages: msgs, Tools: a.rt.tools.definitions(ag)}
+	ag.Params.merge(t.params).apply(req)
 	mc := &modelCall{
-		rt: a.rt, gen: a.c.gen, ctx: t.ctx, provider: prov, req: req, log: a.log,
+		rt: a.rt, gen: a.c.gen, ctx: t.ctx, provider: prov, chat: !ag.streams(a.rt.cfg.Stream), req: req, log: a.log,
 		hc: HookContext{Session: a.id, Turn: t.index, Agent: ag.Name},
 		prompt: promptInput{session: a.id, turn: t.index, agent: ag, note: a.st.AgentNote, query: lastUserText(msgs),
 			now: a.rt.clock.Now(), workspace: a.rt.workspaceRoot(), have: a.prompt, memoryEpoch: a.memoryEpoch},
@@ -196,7 +203,7 @@ func (a *sessionActor) onModelDone(m *modelDone) {
 			t.retried = true
 			a.log.Info().Err(m.err).Msg("context length exceeded: compacting, then retrying")
 			a.publish(messages.ErrorEvent{EventMeta: a.meta(), Message: m.err.Error(), Kind: providers.KindContextLength.String()})
-			a.requestCompaction(true)
+			a.requestCompaction(true, true)
 			return
 		}
 		a.failTurn(m.err)
@@ -262,11 +269,15 @@ func (a *sessionActor) startMoreTools() {
 	}
 }
 
-// checkRoundDone asks the model again once every call has its result.
+// checkRoundDone asks the model again once every call has its result,
+// after a compaction when the round took the history past the threshold.
 func (a *sessionActor) checkRoundDone() {
 	t := a.turn
 	if t != nil && t.calls != nil && t.done == len(t.calls) && len(t.running) == 0 {
 		t.calls = nil
+		if a.compactRound() {
+			return
+		}
 		a.requestModel()
 	}
 }
@@ -308,14 +319,15 @@ func (a *sessionActor) startTool(call messages.ToolCall) {
 		}
 		return
 	}
+	// The call's deadline runs while the call does, not while it waits
+	// for approval: the session's timer is disarmed meanwhile, and the
+	// tool's context gets its deadline once the permission pipeline lets
+	// the call through (toolsys.WithCallTimeout).
 	timeout := ag.limits.ToolTimeout
 	ctx, cancel := context.WithCancel(t.ctx)
-	if timeout > 0 {
-		ctx, cancel = context.WithTimeout(t.ctx, timeout)
-	}
 	run.cancel = cancel
 	gen := a.c.gen
-	ex := &toolExec{rt: a.rt, gen: gen, ctx: ctx, call: call, results: t.results, tc: &toolsys.Context{
+	ex := &toolExec{rt: a.rt, gen: gen, ctx: ctx, timeout: timeout, call: call, results: t.results, tc: &toolsys.Context{
 		SessionID: a.id, Turn: t.index, Agent: ag.Name, CallID: call.ID, Workspace: a.rt.cfg.Workspace,
 		Logger: narrow(a.log, "tool", call.Name, "call", call.ID), Costs: a.rt.tracker,
 	}, approver: a.approverFor(gen)}
@@ -326,11 +338,29 @@ func (a *sessionActor) startTool(call messages.ToolCall) {
 		}
 		run.started = a.rt.clock.Now()
 		a.startWork(ex.run)
-		if timeout > 0 {
-			self, root, id := a.actx.Self(), a.rt.system.Root, call.ID
-			run.stop = a.rt.clock.AfterFunc(timeout, func() { root.Send(self, &toolDeadline{gen: gen, callID: id}) })
-		}
+		a.armDeadline(run)
 	})
+}
+
+// armDeadline (re)starts the deadline of a running call, whole.
+func (a *sessionActor) armDeadline(run *toolRun) {
+	a.disarmDeadline(run)
+	timeout := a.agent().limits.ToolTimeout
+	if timeout <= 0 {
+		return
+	}
+	self, root, gen, id, arm := a.actx.Self(), a.rt.system.Root, a.c.gen, run.call.ID, run.arm
+	run.stop = a.rt.clock.AfterFunc(timeout, func() { root.Send(self, &toolDeadline{gen: gen, callID: id, arm: arm}) })
+}
+
+// disarmDeadline stops the deadline of a call, so that a timer that has
+// already fired is ignored too.
+func (a *sessionActor) disarmDeadline(run *toolRun) {
+	run.arm++
+	if run.stop != nil {
+		run.stop()
+		run.stop = nil
+	}
 }
 
 // onToolsDone takes every result the round's calls have delivered and
@@ -364,15 +394,15 @@ func (a *sessionActor) onToolDone(m *toolDone) {
 		a.expireApproval(run.call.ID, res.Content)
 	} else if w := a.approvals[run.call.ID]; w != nil {
 		// The permission pipeline stopped waiting while the call went on:
-		// its approval timeout passed.
-		a.expireApproval(run.call.ID, fmt.Sprintf("approval timed out after %v", w.timeout))
+		// the approval expired.
+		a.expireApproval(run.call.ID, fmt.Sprintf("approval expired: no answer within %v", w.timeout))
 	}
 	a.completeTool(run, res)
 }
 
-func (a *sessionActor) onToolDeadline(callID string) {
+func (a *sessionActor) onToolDeadline(callID string, arm uint64) {
 	run := a.turn.running[callID]
-	if run == nil {
+	if run == nil || run.arm != arm {
 		return
 	}
 	res := errorResult("tool %s timed out after %s", run.call.Name, a.agent().limits.ToolTimeout)

@@ -27,7 +27,10 @@ type compactReq struct {
 	seqs    []uint64
 	replyTo *actor.PID
 	gen     uint64
+	// forTurn says the running turn waits for the answer; force that a
+	// context-length error asked for it (summarise when possible).
 	forTurn bool
+	force   bool
 }
 
 // compactor is the service actor that compacts histories off the turns'
@@ -62,7 +65,7 @@ func (j *compactJob) Receive(ctx actor.Context) {
 	}
 	start := j.rt.clock.Now()
 	ev, err := j.run(j.rt.ctx)
-	ctx.Send(j.req.replyTo, &compactDone{gen: j.req.gen, forTurn: j.req.forTurn, event: ev, err: err, elapsed: j.rt.clock.Now().Sub(start)})
+	ctx.Send(j.req.replyTo, &compactDone{gen: j.req.gen, forTurn: j.req.forTurn, force: j.req.force, event: ev, err: err, elapsed: j.rt.clock.Now().Sub(start)})
 	ctx.Stop(ctx.Self())
 }
 
@@ -77,7 +80,7 @@ func (j *compactJob) run(ctx context.Context) (*messages.Compacted, error) {
 	c, _ := memory.Microcompact(hist, cfg.KeepRecent)
 	kind := "micro"
 	after := counter.CountMessages(memory.Repair(c.Messages))
-	if j.rt.cfg.Compaction.SummaryModel != "" && (j.req.forTurn || c.Replaced == 0 || after >= memory.Threshold(cfg)) {
+	if j.rt.cfg.Compaction.SummaryModel != "" && (j.req.force || c.Replaced == 0 || after >= memory.Threshold(cfg)) {
 		sc, err := memory.SummaryCompact(ctx, hist, summarizer{j.rt}, cfg.KeepRecent)
 		if err != nil && c.Replaced == 0 {
 			return nil, err

@@ -60,6 +60,11 @@ type State struct {
 	// TurnIDs maps a client turn id to its turn index, so that a retried
 	// submission is recognised. It holds at most MaxTurnIDs entries.
 	TurnIDs map[string]int `json:"turn_ids,omitempty"`
+	// TurnSeqs maps each client turn id of TurnIDs to the sequence number
+	// of the entry that first named it (its turn's UserMessage), so that
+	// how a turn ended can be read from there instead of from the start
+	// of the journal. A snapshot written before it existed lacks it.
+	TurnSeqs map[string]uint64 `json:"turn_seqs,omitempty"`
 	// Updated is the time of the last entry folded in.
 	Updated time.Time `json:"updated"`
 }
@@ -184,7 +189,7 @@ func (s *State) Apply(env messages.Envelope, ev messages.JournalEvent) error {
 			s.Open = &OpenTurn{Turn: e.Turn, TurnID: e.TurnID}
 		}
 		s.Open.Pending = nil
-		s.noteTurn(e.Turn, e.TurnID)
+		s.noteTurn(e.Turn, e.TurnID, env.Seq)
 		s.push(e.Message, messages.RoleUser)
 	case messages.AssistantMessage:
 		o := s.open(e.Turn)
@@ -211,10 +216,10 @@ func (s *State) Apply(env messages.Envelope, ev messages.JournalEvent) error {
 		o.Results[e.CallID] = e
 		s.answer(o, e)
 	case messages.TurnCompleted:
-		s.noteTurn(e.Turn, e.TurnID)
+		s.noteTurn(e.Turn, e.TurnID, env.Seq)
 		s.Open = nil
 	case messages.TurnCancelled:
-		s.noteTurn(e.Turn, e.TurnID)
+		s.noteTurn(e.Turn, e.TurnID, env.Seq)
 		s.Open = nil
 	case messages.Compacted:
 		s.compact(e)
@@ -264,13 +269,14 @@ func (s *State) Apply(env messages.Envelope, ev messages.JournalEvent) error {
 func (s *State) open(turn int) *OpenTurn {
 	if s.Open == nil {
 		s.Open = &OpenTurn{Turn: turn}
-		s.noteTurn(turn, "")
+		s.noteTurn(turn, "", 0)
 	}
 	return s.Open
 }
 
-// noteTurn advances the next turn index past turn and remembers its client id.
-func (s *State) noteTurn(turn int, turnID string) {
+// noteTurn advances the next turn index past turn and remembers its client
+// id, first named by the entry at seq.
+func (s *State) noteTurn(turn int, turnID string, seq uint64) {
 	s.Turn = max(s.Turn, turn+1)
 	if turnID == "" {
 		return
@@ -289,8 +295,15 @@ func (s *State) noteTurn(turn int, turnID string) {
 			}
 		}
 		delete(s.TurnIDs, oldest)
+		delete(s.TurnSeqs, oldest)
 	}
 	s.TurnIDs[turnID] = turn
+	if seq > 0 {
+		if s.TurnSeqs == nil {
+			s.TurnSeqs = map[string]uint64{}
+		}
+		s.TurnSeqs[turnID] = seq
+	}
 }
 
 // push appends m with the given role to History, unless the role is not

@@ -235,8 +235,11 @@ type PermissionConfig struct {
 	// denied. An approver carried by the call's context (WithApprover) is
 	// asked in its place.
 	Approver Approver
-	// ApprovalTimeout bounds the wait for the approver; a timeout is a
-	// denial. Zero means DefaultApprovalTimeout.
+	// ApprovalTimeout bounds the wait for the approver; when it passes the
+	// approval has expired, which is a denial ("approval expired: no answer
+	// within ..."). It is separate from the call's own deadline, which
+	// starts once the call is let through (see WithCallTimeout). Zero means
+	// DefaultApprovalTimeout.
 	ApprovalTimeout time.Duration
 	// Remedy ends the reason of a call refused for want of an approver: it
 	// tells the operator what to change so that such calls can run. Empty
@@ -488,7 +491,7 @@ func verdict(req Request, a Approval) error {
 }
 
 func (p *Permissions) timedOut(req Request) error {
-	return &PermissionError{Tool: req.Tool, Stage: StageApprover, Reason: fmt.Sprintf("approval timed out after %v", p.timeout)}
+	return &PermissionError{Tool: req.Tool, Stage: StageApprover, Reason: fmt.Sprintf("approval expired: no answer within %v", p.timeout)}
 }
 
 // Rule matches a tool name (a glob: "read_file", "mcp__fs__*") and,

@@ -162,7 +162,7 @@ func TestPermissions_ApprovalTimeout(t *testing.T) {
 		start := time.Now()
 		err = p.Check(t.Context(), Request{Tool: "bash", Permission: PermExecute})
 		var pe *PermissionError
-		if !errors.As(err, &pe) || pe.Stage != StageApprover || pe.Reason != "approval timed out after 30s" {
+		if !errors.As(err, &pe) || pe.Stage != StageApprover || pe.Reason != "approval expired: no answer within 30s" {
 			t.Fatalf("Check = %v, want an approval timeout", err)
 		}
 		if waited := time.Since(start); waited != 30*time.Second {

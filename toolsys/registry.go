@@ -436,6 +436,13 @@ func (r *Registry) dispatch(ctx context.Context, t Tool, args json.RawMessage, t
 	}
 	call := *tc
 	call.Logger = logging.Redacted(tc.Logger, r.cfg.Redactor)
+	if d := callTimeout(ctx); d > 0 {
+		// The call's deadline starts now that it may run (see
+		// WithCallTimeout).
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, d)
+		defer cancel()
+	}
 	res, err := r.execute(ctx, t, args, &call)
 	res = redactResult(r.cfg.Redactor, res)
 	if err != nil {

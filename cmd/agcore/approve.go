@@ -50,8 +50,8 @@ type approver struct {
 
 // approvalAsk is one call waiting for the user's answer.
 type approvalAsk struct {
-	// ctx is the call's approval context: it ends when the approval times
-	// out, the call's deadline passes or the turn is cancelled.
+	// ctx is the call's approval context: it ends when the approval
+	// expires (permissions.approval_timeout) or the turn is cancelled.
 	ctx context.Context
 	req toolsys.ApprovalRequest
 	// answer receives the answer; buffered (1), written once.

@@ -147,9 +147,7 @@ func (p *approvalPrompt) expire() {
 	var note string
 	switch {
 	case errors.Is(cause, toolsys.ErrApprovalTimeout):
-		note = fmt.Sprintf("no answer within %s: the call is denied", formatDuration(p.cur.req.Timeout))
-	case errors.Is(cause, context.DeadlineExceeded):
-		note = "the call's deadline passed before an answer (limits.tool_timeout): it is not run"
+		note = fmt.Sprintf("approval expired: no answer within %s (permissions.approval_timeout); the call is denied", formatDuration(p.cur.req.Timeout))
 	default:
 		note = "the call ended before an answer (the turn was cancelled or stopped)"
 	}

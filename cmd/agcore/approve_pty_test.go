@@ -104,7 +104,7 @@ func testApprovalPTY(t *testing.T, bin string) {
 			for _, want := range []string{
 				"? bash needs approval: tool bash needs execute permission in accept-edits mode\r\n",
 				"  command: touch made.txt\r\n",
-				"allow bash? (1m00s left) [y/a/n] " + tt.answer + "\r\n" + "  " + tt.verdict,
+				"allow bash? (5m00s left) [y/a/n] " + tt.answer + "\r\n" + "  " + tt.verdict,
 				"Done with bash.",
 			} {
 				if !strings.Contains(got, want) {

@@ -600,3 +600,40 @@ func TestChatApproval(t *testing.T) {
 		t.Errorf("tool results %q, want the first call run", results)
 	}
 }
+
+// TestRunApproval_Expires leaves a question unanswered on a terminal past
+// permissions.approval_timeout, which is longer than the call's deadline:
+// the approval expires (the deadline does not run while the call waits),
+// the prompt says so, and the model and the journal read "approval
+// expired", not a timeout.
+func TestRunApproval_Expires(t *testing.T) {
+	cfg, ws, data := approvalConfig(t, oneCallScript)
+	body, err := os.ReadFile(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body = append(body, "permissions:\n  approval_timeout: 300ms\nlimits:\n  tool_timeout: 50ms\n"...)
+	if err := os.WriteFile(cfg, body, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := startCLI(t, true, "--config", cfg, "run", "please make the file")
+	s.waitFor(t, promptHeader)
+	note := s.waitFor(t, "approval expired")
+	if !strings.Contains(note, "no answer within 300ms") {
+		t.Errorf("the prompt says %q, want the approval timeout", note)
+	}
+	code, out := s.wait(t)
+	if code != exitOK || !strings.Contains(out, "Done with bash.") {
+		t.Fatalf("exit code %d\n%s\nstderr:\n%s", code, out, s.stderr.String())
+	}
+	if exists(filepath.Join(ws, "made.txt")) {
+		t.Error("the command ran without an answer")
+	}
+	results := toolResults(t, data)
+	if len(results) != 1 || !strings.Contains(results[0], "approval expired: no answer within 300ms") || strings.Contains(results[0], "timed out") {
+		t.Errorf("the model read %q, want an expired approval", results)
+	}
+	if strings.Contains(out, "timed out") || strings.Contains(out, "deadline") {
+		t.Errorf("the output reports a timeout:\n%s", out)
+	}
+}

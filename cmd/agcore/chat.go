@@ -116,7 +116,7 @@ func runChat(cmd *cobra.Command, a *app, o chatOptions) error {
 		return err
 	}
 	ap := a.newApprover(cmd)
-	rt, stop, err := a.startRuntime(ctx, cfg, ap)
+	rt, stop, err := a.startRuntime(ctx, cfg, ap, cmd.ErrOrStderr())
 	if err != nil {
 		return err
 	}

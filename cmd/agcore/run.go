@@ -30,6 +30,12 @@ The session is journaled in the data directory (--data-dir), so it can be
 listed, replayed, exported or continued later with --session. The model,
 agents, tools and permissions come from the configuration file (--config).
 
+The MCP servers of the configuration (mcp_servers) are connected before
+the turn starts, each for at most its startup_timeout (default 30s); a
+server that is not ready by then is named on standard error with the
+reason and its tools are left out, unless it sets required: true, which
+makes it an error.
+
 The reply goes to standard output. A turn that fails or stops at a limit
 is reported once, on standard error ("agcore: turn 1 failed: ..."); turns
 are numbered from 1.
@@ -41,8 +47,10 @@ other arguments, and why it asks, and takes y (allow once), a (allow this
 tool on this same subject until agcore exits; the same exact call when
 allow rules cannot vouch for the subject alone) or n (deny; "n REASON"
 tells the model why), then Enter. The live view pauses while it asks, and
-parallel calls are asked one after the other. The wait is bounded by the
-call's deadline (limits.tool_timeout), which the prompt shows. Without a
+parallel calls are asked one after the other. The wait is bounded by
+permissions.approval_timeout (default 5m), whose time left the prompt
+shows; unanswered by then, the approval expires and the call is denied.
+The call's deadline (limits.tool_timeout) starts once it is approved. Without a
 terminal (standard input or output redirected) such a call is refused: the
 model reads the refusal as the tool's result, and standard error says once
 per tool which --allow rule, --permission-mode or permissions.allow rule
@@ -80,13 +88,15 @@ turn, and the cancellation is journaled).`,
 	return cmd
 }
 
-// addModelFlags adds --model, --base-url, --api-key and --workspace.
+// addModelFlags adds --model, --base-url, --api-key, --workspace and
+// --no-stream.
 func addModelFlags(cmd *cobra.Command, f *modelFlags) {
 	fs := cmd.Flags()
 	fs.StringVar(&f.model, "model", "", `model to use, "provider/model" or a model of the openai provider (env OPENAI_MODEL)`)
 	fs.StringVar(&f.baseURL, "base-url", "", "API root of the openai provider (env OPENAI_BASE_URL)")
 	fs.StringVar(&f.apiKey, "api-key", "", "API key of the openai provider (prefer OPENAI_API_KEY: a flag shows in the process list)")
 	fs.StringVar(&f.workspace, "workspace", "", "directory the file tools are confined to (default: the configuration's, or the current directory)")
+	fs.BoolVar(&f.noStream, "no-stream", false, "ask the model for complete replies instead of streaming them, for endpoints that cannot stream tool calls (sets every provider's stream: false)")
 }
 
 func runTurn(cmd *cobra.Command, a *app, o runOptions, prompt string) error {
@@ -96,7 +106,7 @@ func runTurn(cmd *cobra.Command, a *app, o runOptions, prompt string) error {
 		return err
 	}
 	ap := a.newApprover(cmd)
-	sess, id, stop, err := a.openSession(ctx, cfg, o.session, ap)
+	sess, id, stop, err := a.openSession(ctx, cfg, o.session, ap, cmd.ErrOrStderr())
 	if err != nil {
 		return err
 	}

@@ -383,6 +383,9 @@ func runServe(cmd *cobra.Command, a *app, o serveOptions) (err error) {
 	if err != nil {
 		return err
 	}
+	if err := waitRuntimeMCP(ctx, rt, cfg, cmd.ErrOrStderr()); err != nil {
+		return errors.Join(err, rt.Shutdown(context.WithoutCancel(ctx)))
+	}
 	stopControl, err := serveControl(cfg.DataDir, rt, component(base, "control"))
 	if err != nil {
 		log.Warn().Err(err).Msg("no control socket: agcore backup cannot reach this server's store")

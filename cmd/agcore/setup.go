@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"time"
 
@@ -25,11 +26,12 @@ const shutdownTimeout = 10 * time.Second
 // modelFlags are the flags that point a command at a model endpoint.
 type modelFlags struct {
 	model, baseURL, apiKey, workspace string
+	noStream                          bool
 }
 
 // overrides returns the flags as configuration overrides.
 func (f modelFlags) overrides() config.Overrides {
-	return config.Overrides{Model: f.model, BaseURL: f.baseURL, APIKey: f.apiKey, Workspace: f.workspace}
+	return config.Overrides{Model: f.model, BaseURL: f.baseURL, APIKey: f.apiKey, Workspace: f.workspace, NoStream: f.noStream}
 }
 
 // permissionFlags are the flags that set which tool calls run without
@@ -104,10 +106,11 @@ func (a *app) loadConfig(o config.Overrides) (*config.Config, error) {
 }
 
 // startRuntime starts a runtime journaling into cfg's data directory, whose
-// calls that need approval approver answers (nil refuses them). stop
-// shuts it down, waiting for the turns in flight a bounded time, and
-// releases what the configuration opened.
-func (a *app) startRuntime(ctx context.Context, cfg *config.Config, approver toolsys.Approver) (rt *actors.Runtime, stop func() error, err error) {
+// calls that need approval approver answers (nil refuses them), and waits
+// for its MCP servers (see waitMCP; warnings go to warn). stop shuts it
+// down, waiting for the turns in flight a bounded time, and releases what
+// the configuration opened.
+func (a *app) startRuntime(ctx context.Context, cfg *config.Config, approver toolsys.Approver, warn io.Writer) (rt *actors.Runtime, stop func() error, err error) {
 	built, err := config.Build(ctx, cfg, config.BuildOptions{Getenv: a.getenv, Logger: runtimeLogger(a.log), Redactor: a.redactor})
 	if err != nil {
 		return nil, nil, err
@@ -126,14 +129,17 @@ func (a *app) startRuntime(ctx context.Context, cfg *config.Config, approver too
 		defer cancel()
 		return errors.Join(rt.Shutdown(sctx), built.Close())
 	}
+	if err := waitRuntimeMCP(ctx, rt, cfg, warn); err != nil {
+		return nil, nil, withStop(err, stop)
+	}
 	return rt, stop, nil
 }
 
 // openSession starts the runtime of cfg (see startRuntime) and opens the session id, a new
 // session when id is empty. stop shuts the runtime down; on error nothing is
 // left running.
-func (a *app) openSession(ctx context.Context, cfg *config.Config, id string, approver toolsys.Approver) (sess *actors.Session, sessionID string, stop func() error, err error) {
-	rt, stop, err := a.startRuntime(ctx, cfg, approver)
+func (a *app) openSession(ctx context.Context, cfg *config.Config, id string, approver toolsys.Approver, warn io.Writer) (sess *actors.Session, sessionID string, stop func() error, err error) {
+	rt, stop, err := a.startRuntime(ctx, cfg, approver, warn)
 	if err != nil {
 		return nil, "", nil, err
 	}

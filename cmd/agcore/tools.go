@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -96,8 +97,10 @@ the skills folder that does not parse, with its line.`,
 	return cmd
 }
 
-// withTools builds the configured tools for f.
-func (a *app) withTools(ctx context.Context, f func(*config.Config, *config.Built) error) error {
+// withTools builds the configured tools for f, those of the MCP servers
+// included: it connects to each server and waits for it up to its
+// startup_timeout (a server that is not ready is named on warn).
+func (a *app) withTools(ctx context.Context, warn io.Writer, f func(*config.Config, *config.Built) error) error {
 	cfg, err := a.loadConfig(config.Overrides{})
 	if err != nil {
 		return err
@@ -107,6 +110,11 @@ func (a *app) withTools(ctx context.Context, f func(*config.Config, *config.Buil
 		return err
 	}
 	defer built.Close()
+	disconnect, err := connectMCP(ctx, cfg, built.Tools, a.getenv, component(a.log, "mcp"), warn)
+	if err != nil {
+		return err
+	}
+	defer disconnect()
 	return f(cfg, built)
 }
 
@@ -138,7 +146,7 @@ type toolStats struct {
 }
 
 func listTools(cmd *cobra.Command, a *app, jsonOut bool) error {
-	return a.withTools(cmd.Context(), func(cfg *config.Config, built *config.Built) error {
+	return a.withTools(cmd.Context(), cmd.ErrOrStderr(), func(cfg *config.Config, built *config.Built) error {
 		reg := built.Tools
 		stats, statsErr := a.journalToolStats(cmd.Context())
 		var list []toolInfo
@@ -254,7 +262,7 @@ func confinementLabel(st sandbox.Status) string {
 }
 
 func toolSchema(cmd *cobra.Command, a *app, name string, jsonOut bool) error {
-	return a.withTools(cmd.Context(), func(_ *config.Config, built *config.Built) error {
+	return a.withTools(cmd.Context(), cmd.ErrOrStderr(), func(_ *config.Config, built *config.Built) error {
 		reg := built.Tools
 		t, ok := reg.Get(name)
 		if !ok {

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/agcore/agcore/providers"
+	"github.com/agcore/agcore/toolsys"
 )
 
 // Defaults of the configuration, as Default returns them.
@@ -25,9 +26,15 @@ const (
 	// DefaultMCPCallTimeout bounds one MCP tool call when a server sets no
 	// call_timeout.
 	DefaultMCPCallTimeout = 60 * time.Second
+	// DefaultMCPStartupTimeout is how long run, chat, serve and tools wait
+	// for an MCP server to connect when it sets no startup_timeout.
+	DefaultMCPStartupTimeout = 30 * time.Second
 	// DefaultPermissionMode is the permission mode Build uses when
 	// permissions.mode is empty.
 	DefaultPermissionMode = "accept-edits"
+	// DefaultApprovalTimeout is permissions.approval_timeout when the
+	// file sets none.
+	DefaultApprovalTimeout = toolsys.DefaultApprovalTimeout
 )
 
 // The provider types.
@@ -62,6 +69,14 @@ type Config struct {
 	// BasePrompt is the first layer of every system prompt, a
 	// text/template. Empty means none.
 	BasePrompt string `yaml:"base_prompt"`
+	// PromptDirs are folders of prompt templates (.tmpl, .tpl, .txt, .md
+	// files, each a template named by its file name without the
+	// extension, with the {{define}} blocks it holds), relative to the
+	// file. base_prompt and agent prompts may use them with {{template
+	// "name" .}}, and they may use each other (shared partials). A
+	// template or variable that is missing is an error naming it. Empty
+	// means none.
+	PromptDirs []string `yaml:"prompt_dirs"`
 
 	// Providers are the model endpoints, by name. A file that lists
 	// providers replaces the default list ("openai" and "mock").
@@ -117,8 +132,10 @@ type Files struct {
 
 // Compaction says when and how a long history is shortened: once the
 // estimated tokens of a history pass context_window - reserved_output -
-// buffer, old tool results are pruned, and with a summary_model the older
-// part is summarised.
+// buffer (checked when a turn ends and after each tool round), old tool
+// results are pruned, and with a summary_model the older part is
+// summarised. A model that refuses a request as too long makes the
+// session compact at once and retry, once per turn.
 type Compaction struct {
 	// Disabled turns automatic compaction off.
 	Disabled bool `yaml:"disabled"`
@@ -285,6 +302,11 @@ type Provider struct {
 	// Script is the script file (.json, .yaml or .yml) of a scripted
 	// provider, relative to the config file. Empty means the demo script.
 	Script string `yaml:"script"`
+	// Stream says whether model calls to this provider stream their
+	// replies. Omitted means true; false asks for complete replies (the
+	// text arrives as one delta per reply), for endpoints that cannot
+	// stream (or cannot stream tool calls), whatever an agent says.
+	Stream *bool `yaml:"stream"`
 
 	// APIKey is an API key given on the command line (--api-key). It is
 	// never read from the file, and wins over APIKeyEnv.
@@ -327,6 +349,14 @@ type Agent struct {
 	// Limits override the global limits field by field; zero fields keep
 	// the global value, and mid_turn is always the global one.
 	Limits Limits `yaml:"limits"`
+	// Stream says whether the agent's model calls stream. Omitted means
+	// true; false asks for complete replies. A provider with stream: false
+	// (or --no-stream) never streams.
+	Stream *bool `yaml:"stream"`
+	// Params are the request parameters of the agent's model calls
+	// (temperature, max_tokens, tool_choice, response_format, ...).
+	// Omitted keys are not sent.
+	Params Params `yaml:"params"`
 }
 
 // MCPServer is one MCP server. Exactly one of Command and URL is set.
@@ -352,6 +382,15 @@ type MCPServer struct {
 	Permission string `yaml:"permission"`
 	// CallTimeout bounds one tool call. Zero means DefaultMCPCallTimeout.
 	CallTimeout time.Duration `yaml:"call_timeout"`
+	// StartupTimeout is how long run, chat, serve and tools list wait for
+	// the server to connect and list its tools before the first turn (or
+	// the listing). Zero means DefaultMCPStartupTimeout.
+	StartupTimeout time.Duration `yaml:"startup_timeout"`
+	// Required makes a server that is not ready within StartupTimeout an
+	// error that stops the command. False (the default) prints a warning
+	// naming the server and the reason, and goes on without its tools
+	// until it connects.
+	Required bool `yaml:"required"`
 	// ResourceTools adds the tools mcp__<name>__list_resources and
 	// mcp__<name>__read_resource over the server's resources.
 	ResourceTools bool `yaml:"resource_tools"`
@@ -377,6 +416,12 @@ type Permissions struct {
 	Allow []string `yaml:"allow"`
 	// Deny rules refuse matching calls in every mode.
 	Deny []string `yaml:"deny"`
+	// ApprovalTimeout bounds the wait for an answer to a call that needs
+	// approval (on the terminal, or through the API of serve). When it
+	// passes the approval has expired: the call is denied, journaled and
+	// shown as "approval expired". The call's limits.tool_timeout starts
+	// only once it is approved. Zero means DefaultApprovalTimeout.
+	ApprovalTimeout time.Duration `yaml:"approval_timeout"`
 }
 
 // Limits bound what turns and sessions may spend.
@@ -412,7 +457,8 @@ func Default() *Config {
 			{Name: "openai", Type: TypeOpenAI, APIKeyEnv: "OPENAI_API_KEY", DefaultModel: "gpt-4o-mini", Timeout: DefaultProviderTimeout},
 			{Name: "mock", Type: TypeScripted},
 		},
-		Sandbox: Sandbox{Mode: "refuse"},
+		Sandbox:     Sandbox{Mode: "refuse"},
+		Permissions: Permissions{ApprovalTimeout: DefaultApprovalTimeout},
 		Limits: Limits{
 			MaxRoundTrips:    DefaultMaxRoundTrips,
 			ToolTimeout:      DefaultToolTimeout,
@@ -447,9 +493,15 @@ func (c *Config) fillDefaults() {
 		if c.MCPServers[i].CallTimeout == 0 {
 			c.MCPServers[i].CallTimeout = DefaultMCPCallTimeout
 		}
+		if c.MCPServers[i].StartupTimeout == 0 {
+			c.MCPServers[i].StartupTimeout = DefaultMCPStartupTimeout
+		}
 	}
 	if c.Sandbox.Mode == "" {
 		c.Sandbox.Mode = d.Sandbox.Mode
+	}
+	if c.Permissions.ApprovalTimeout == 0 {
+		c.Permissions.ApprovalTimeout = d.Permissions.ApprovalTimeout
 	}
 	if c.Limits.MaxRoundTrips == 0 {
 		c.Limits.MaxRoundTrips = d.Limits.MaxRoundTrips

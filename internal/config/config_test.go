@@ -55,6 +55,21 @@ func TestLoad_Example(t *testing.T) {
 	if r := built.Runtime.Retry; r.MaxAttempts != 3 || r.MaxRetryAfter != 30*time.Second {
 		t.Errorf("runtime retry policy = %+v", r)
 	}
+	if cfg.PromptDirs == nil || len(cfg.PromptDirs) != 0 {
+		t.Errorf("prompt_dirs = %#v, want the example's empty list", cfg.PromptDirs)
+	}
+	if cfg.Permissions.ApprovalTimeout != DefaultApprovalTimeout {
+		t.Errorf("permissions.approval_timeout = %v, want the default %v", cfg.Permissions.ApprovalTimeout, DefaultApprovalTimeout)
+	}
+	if p := cfg.Agents[0].Params; p.Temperature == nil || *p.Temperature != 0.2 || p.MaxTokens != 4096 {
+		t.Errorf("coder params = %+v, want temperature 0.2 and max_tokens 4096", p)
+	}
+	if p := built.Runtime.Agents[0].Params; p.Temperature == nil || *p.Temperature != 0.2 || p.MaxTokens != 4096 {
+		t.Errorf("the coder agent's runtime params = %+v", p)
+	}
+	if p := cfg.provider("openai"); p.Stream == nil || !*p.Stream || cfg.Agents[0].Stream == nil || !*cfg.Agents[0].Stream {
+		t.Errorf("the example does not show stream: true on the openai provider and the coder agent")
+	}
 	if got := built.Runtime.Providers.Names(); !cmp.Equal(got, []string{"local", "mock", "openai"}) {
 		t.Errorf("providers = %v", got)
 	}
@@ -142,6 +157,17 @@ func TestParse_Errors(t *testing.T) {
 		{"mcp bad env", "mcp_servers:\n  - name: fs\n    command: x\n    env: [NOEQUALS]\n", `agcore.yaml:4: mcp_servers[0].env[0]: want KEY=value, got "NOEQUALS"`},
 		{"mcp headers on stdio", "mcp_servers:\n  - name: fs\n    command: x\n    headers: {A: b}\n", `agcore.yaml:4: mcp_servers[0].headers: only for a server with url`},
 		{"mcp permission", "mcp_servers:\n  - name: fs\n    url: http://h/mcp\n    permission: root\n", `agcore.yaml:4: mcp_servers[0].permission: unknown permission "root"`},
+		{"temperature", "agents:\n  - name: a\n    params:\n      temperature: 3\n", `agcore.yaml:4: agents[0].params.temperature: must be between 0 and 2, got 3`},
+		{"top_p", "agents:\n  - name: a\n    params: {top_p: 1.5}\n", `agcore.yaml:3: agents[0].params.top_p: must be above 0 and at most 1, got 1.5`},
+		{"max_tokens", "agents:\n  - name: a\n    params:\n      max_tokens: -5\n", `agcore.yaml:4: agents[0].params.max_tokens: must not be negative, got -5`},
+		{"response_format type", "agents:\n  - name: a\n    params:\n      response_format: {type: xml}\n", `agcore.yaml:4: agents[0].params.response_format.type: unknown type "xml" (want text, json_object or json_schema)`},
+		{"response_format schema", "agents:\n  - name: a\n    params:\n      response_format:\n        type: json_schema\n        name: answer\n", `agcore.yaml:4: agents[0].params.response_format.schema: required for json_schema`},
+		{"response_format strict", "agents:\n  - name: a\n    params:\n      response_format:\n        type: json_object\n        strict: true\n", `agcore.yaml:6: agents[0].params.response_format.strict: only for json_schema`},
+		{"reasoning_effort", "agents:\n  - name: a\n    params:\n      reasoning_effort: extreme\n", `agcore.yaml:4: agents[0].params.reasoning_effort: unknown effort "extreme" (want minimal, low, medium or high)`},
+		{"stop", "agents:\n  - name: a\n    params:\n      stop: [END, \"\"]\n", `agcore.yaml:4: agents[0].params.stop[1]: empty`},
+		{"params unknown key", "agents:\n  - name: a\n    params:\n      temprature: 1\n", `agcore.yaml:4: agents[0].params.temprature: unknown key; did you mean "temperature"?`},
+		{"mcp startup timeout", "mcp_servers:\n  - name: fs\n    command: x\n    startup_timeout: -1s\n", `agcore.yaml:4: mcp_servers[0].startup_timeout: must not be negative, got -1s`},
+		{"approval timeout", "permissions:\n  approval_timeout: -1m\n", `agcore.yaml:2: permissions.approval_timeout: must not be negative, got -1m0s`},
 		{"permission mode", "permissions:\n  mode: yolo\n", `agcore.yaml:2: permissions.mode: unknown permission mode "yolo"`},
 		{"permission rule", "permissions:\n  deny: [\"bash(\"]\n", `agcore.yaml:2: permissions.deny[0]: `},
 		{"negative limit", "limits:\n  max_parallel_tools: -2\n", `agcore.yaml:2: limits.max_parallel_tools: must not be negative, got -2`},

@@ -114,6 +114,9 @@ type Overrides struct {
 	Allow []string
 	// Deny rules are added to permissions.deny (--deny).
 	Deny []string
+	// NoStream sets stream: false on every provider (--no-stream): model
+	// calls ask for complete replies.
+	NoStream bool
 
 	// source names where the overrides come from in errors; empty means
 	// flags.
@@ -132,6 +135,12 @@ func (c *Config) Apply(o Overrides) error {
 	}
 	if o.DataDir != "" {
 		c.DataDir = o.DataDir
+	}
+	if o.NoStream {
+		for i := range c.Providers {
+			off := false
+			c.Providers[i].Stream = &off
+		}
 	}
 	if o.Workspace != "" {
 		c.Workspace = o.Workspace

@@ -82,6 +82,9 @@ func (c *Config) resolvePaths(dir string) {
 	c.Workspace = fix(c.Workspace)
 	c.WASM.Dir = fix(c.WASM.Dir)
 	c.Skills.Dir = fix(c.Skills.Dir)
+	for i := range c.PromptDirs {
+		c.PromptDirs[i] = fix(c.PromptDirs[i])
+	}
 	for i := range c.Providers {
 		c.Providers[i].Script = fix(c.Providers[i].Script)
 	}

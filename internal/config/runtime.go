@@ -169,8 +169,17 @@ func Build(ctx context.Context, c *Config, opts BuildOptions) (*Built, error) {
 		for k, v := range a.Vars {
 			vars[k] = v
 		}
+		params, err := a.Params.actors()
+		if err != nil {
+			return nil, fmt.Errorf("config: agents[%d].params.%w", i, err)
+		}
 		agents[i] = actors.AgentProfile{Name: a.Name, Description: a.Description, Prompt: a.Prompt, Vars: vars,
-			Model: a.Model, Tools: a.Tools, Limits: a.Limits.actors(), Retrieve: a.Retrieve}
+			Model: a.Model, Tools: a.Tools, Limits: a.Limits.actors(), Retrieve: a.Retrieve, Stream: streamMode(a.Stream),
+			Params: params}
+	}
+	prompts, _, err := c.prompts()
+	if err != nil {
+		return nil, fmt.Errorf("config: prompt_dirs: %w", err)
 	}
 	b.Runtime = actors.Config{
 		DataDir:      c.DataDir,
@@ -183,6 +192,7 @@ func Build(ctx context.Context, c *Config, opts BuildOptions) (*Built, error) {
 		Agents:       agents,
 		DefaultAgent: c.DefaultAgent,
 		BasePrompt:   c.BasePrompt,
+		Prompts:      prompts,
 		Limits:       limits,
 		Retry:        c.Retry.policy(),
 		MCPServers:   servers,
@@ -238,6 +248,17 @@ func (b *Built) openKnowledge(c *Config, opts BuildOptions) error {
 	return nil
 }
 
+// streamMode converts an agent's stream key.
+func streamMode(stream *bool) actors.StreamMode {
+	switch {
+	case stream == nil:
+		return actors.StreamDefault
+	case *stream:
+		return actors.StreamOn
+	}
+	return actors.StreamOff
+}
+
 // actors converts c.
 func (c Compaction) actors() actors.Compaction {
 	return actors.Compaction{Disabled: c.Disabled, SummaryModel: c.SummaryModel, SummaryPrompt: c.SummaryPrompt,
@@ -289,6 +310,9 @@ func (c *Config) providers(opts BuildOptions) (*providers.Registry, error) {
 			prov, err = scripted.New(script, scripted.Options{Model: p.DefaultModel, Logger: log})
 		default:
 			err = fmt.Errorf("unknown type %q", p.Type)
+		}
+		if err == nil && p.Stream != nil && !*p.Stream {
+			prov = providers.ChatOnly(prov)
 		}
 		if err == nil {
 			err = reg.Register(p.Name, prov)
@@ -343,7 +367,7 @@ func (b *Built) tools(c *Config, opts BuildOptions) (*toolsys.Registry, error) {
 // permissionConfig returns the permission pipeline's configuration.
 func (c *Config) permissionConfig() toolsys.PermissionConfig {
 	mode, _ := toolsys.ParseMode(cmp.Or(c.Permissions.Mode, DefaultPermissionMode)) // validated
-	return toolsys.PermissionConfig{Mode: mode, Allow: c.Permissions.Allow, Deny: c.Permissions.Deny,
+	return toolsys.PermissionConfig{Mode: mode, Allow: c.Permissions.Allow, Deny: c.Permissions.Deny, ApprovalTimeout: c.Permissions.ApprovalTimeout,
 		Remedy: "to run such calls, set permissions.mode (accept-edits runs file edits, bypass runs every tool) " +
 			"or add a permissions.allow rule that matches the call, in the configuration file"}
 }

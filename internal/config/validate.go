@@ -73,6 +73,7 @@ func (c *Config) validate() []Problem {
 		}
 	}
 	c.validateAgents(&ps)
+	c.validatePrompts(&ps)
 	c.validateMCP(&ps)
 	if c.Permissions.Mode != "" {
 		if _, err := toolsys.ParseMode(c.Permissions.Mode); err != nil {
@@ -85,6 +86,9 @@ func (c *Config) validate() []Problem {
 				ps.add(fmt.Sprintf("permissions.%s[%d]", name, i), "%v", err)
 			}
 		}
+	}
+	if c.Permissions.ApprovalTimeout < 0 {
+		ps.add("permissions.approval_timeout", "must not be negative, got %v", c.Permissions.ApprovalTimeout)
 	}
 	validateLimits(&ps, "limits", c.Limits, true)
 	if c.Retry.MaxAttempts < 0 {
@@ -250,6 +254,7 @@ func (c *Config) validateAgents(ps *problems) {
 			}
 		}
 		validateLimits(ps, key+".limits", a.Limits, false)
+		validateParams(ps, key+".params", a.Params)
 		if a.Retrieve && !c.Knowledge.Enabled {
 			ps.add(key+".retrieve", "no knowledge base is configured: set knowledge.enabled: true")
 		}
@@ -362,6 +367,9 @@ func (c *Config) validateMCP(ps *problems) {
 		}
 		if s.CallTimeout < 0 {
 			ps.add(key+".call_timeout", "must not be negative, got %v", s.CallTimeout)
+		}
+		if s.StartupTimeout < 0 {
+			ps.add(key+".startup_timeout", "must not be negative, got %v", s.StartupTimeout)
 		}
 	}
 }

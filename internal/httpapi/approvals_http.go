@@ -23,8 +23,8 @@ type PendingApproval struct {
 	Reason string `json:"reason,omitempty"`
 	// Requested is when the approval was asked.
 	Requested time.Time `json:"requested"`
-	// Expires is when the request times out and counts as a denial;
-	// absent when it does not.
+	// Expires is when the approval expires (permissions.approval_timeout)
+	// and counts as a denial; absent when it does not.
 	Expires time.Time `json:"expires,omitzero"`
 }
 

@@ -384,7 +384,7 @@ func TestApprovals_Timeout(t *testing.T) {
 		case "approval_pending":
 			pending++
 		case "tool_finished":
-			if tf := f.event(t).(messages.ToolFinished); tf.IsError && strings.Contains(tf.Content, "approval timed out after 50ms") {
+			if tf := f.event(t).(messages.ToolFinished); tf.IsError && strings.Contains(tf.Content, "approval expired: no answer within 50ms") {
 				finished++
 			}
 		case "turn_ended":
@@ -395,7 +395,7 @@ func TestApprovals_Timeout(t *testing.T) {
 		t.Fatalf("frames %v, want one approval_pending, a timed-out tool_finished and turn_ended", types(frames))
 	}
 	got := journaledApprovals(t, e, "s1")
-	if len(got) != 2 || got[1] != "denied:runtime:approval timed out after 50ms" {
+	if len(got) != 2 || got[1] != "denied:runtime:approval expired: no answer within 50ms" {
 		t.Errorf("journaled approvals %q, want a request and a timeout denial", got)
 	}
 	if r, body := e.do("GET", "/v1/sessions/s1/approvals", ""); len(decode[httpapi.ApprovalList](t, body).Approvals) != 0 {
