@@ -279,6 +279,7 @@ type Config struct {
 	// Skills lists the skills agents may load, as a layer of the system
 	// prompt. The zero value adds none.
 	Skills SkillsLayer
+
 	// Prompts is a registry of prompt templates and partials that
 	// BasePrompt and the agents' prompts may use ({{template "name" .}}).
 	// New takes a copy: templates added later do not reach the runtime. A
