@@ -120,7 +120,7 @@ func (s *Store) Fire(ctx context.Context, id string, now time.Time, queued bool)
 			f.Status, typ = FireQueued, EventQueued
 		}
 		sc.LastFire = f.ID
-		if err := appendEvent(txn, &sc, Event{Time: now, Type: typ, Fire: f.ID, Due: due}); err != nil {
+		if err := s.appendEvent(txn, &sc, Event{Time: now, Type: typ, Fire: f.ID, Due: due}); err != nil {
 			return err
 		}
 		if sc.MaxRuns != 0 && sc.Runs >= sc.MaxRuns {
@@ -129,7 +129,7 @@ func (s *Store) Fire(ctx context.Context, id string, now time.Time, queued bool)
 			return err
 		}
 		if sc.State == StateEnded {
-			if err := appendEvent(txn, &sc, Event{Time: now, Type: EventEnded, Reason: sc.EndReason}); err != nil {
+			if err := s.appendEvent(txn, &sc, Event{Time: now, Type: EventEnded, Reason: sc.EndReason}); err != nil {
 				return err
 			}
 		}
@@ -162,14 +162,14 @@ func (s *Store) Skip(ctx context.Context, id string, now time.Time, reason strin
 		if sc.State != StateActive || sc.NextFire.After(now) {
 			return fmt.Errorf("%w: %q", ErrNotDue, id)
 		}
-		if err := appendEvent(txn, &sc, Event{Time: now, Type: EventSkipped, Due: sc.NextFire, Reason: reason}); err != nil {
+		if err := s.appendEvent(txn, &sc, Event{Time: now, Type: EventSkipped, Due: sc.NextFire, Reason: reason}); err != nil {
 			return err
 		}
 		if err := sc.advance(now); err != nil {
 			return err
 		}
 		if sc.State == StateEnded {
-			if err := appendEvent(txn, &sc, Event{Time: now, Type: EventEnded, Reason: sc.EndReason}); err != nil {
+			if err := s.appendEvent(txn, &sc, Event{Time: now, Type: EventEnded, Reason: sc.EndReason}); err != nil {
 				return err
 			}
 		}
@@ -191,7 +191,7 @@ func (s *Store) Start(ctx context.Context, id string, n int, now time.Time) (Fir
 			return nil
 		}
 		f.Status, f.StartedAt = FireRunning, now.UTC()
-		return appendEvent(txn, sc, Event{Time: now.UTC(), Type: EventStarted, Fire: f.ID})
+		return s.appendEvent(txn, sc, Event{Time: now.UTC(), Type: EventStarted, Fire: f.ID})
 	}, &f)
 	return f, err
 }
@@ -207,7 +207,7 @@ func (s *Store) Finish(ctx context.Context, id string, n int, now time.Time, out
 			return nil
 		}
 		f.Status, f.FinishedAt, f.Outcome, f.Reason = FireFinished, now.UTC(), outcome, reason
-		return appendEvent(txn, sc, Event{Time: now.UTC(), Type: EventFinished, Fire: f.ID, Outcome: outcome, Reason: reason})
+		return s.appendEvent(txn, sc, Event{Time: now.UTC(), Type: EventFinished, Fire: f.ID, Outcome: outcome, Reason: reason})
 	}, &f)
 	return f, err
 }

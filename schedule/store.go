@@ -59,6 +59,10 @@ type Options struct {
 	// IDs generates the ids of schedules created without one. Nil means
 	// "s-" and 12 random hex digits.
 	IDs func() string
+	// OnEvent, when set, is called with every journal entry once its
+	// change is on disk, in order, while the Store holds its write lock:
+	// it must be quick and must not call the Store. Nil means none.
+	OnEvent func(Event)
 }
 
 // Store keeps schedules in a memory.Store. Every change is written in one
@@ -66,13 +70,16 @@ type Options struct {
 // to disk before the call returns (but on an in-memory store). It is safe
 // for concurrent use; in one process, use one Store per memory.Store.
 type Store struct {
-	db    *badger.DB
-	sync  bool
-	now   func() time.Time
-	newID func() string
+	db      *badger.DB
+	sync    bool
+	now     func() time.Time
+	newID   func() string
+	onEvent func(Event)
 
 	// mu serialises writes, so that read-modify-write never conflicts.
 	mu sync.Mutex
+	// written are the events of the write in progress, under mu.
+	written []Event
 
 	subMu sync.Mutex
 	subs  map[chan struct{}]struct{}
@@ -80,7 +87,7 @@ type Store struct {
 
 // New returns the schedules kept in store.
 func New(store *memory.Store, opts Options) *Store {
-	s := &Store{db: store.DB(), now: opts.Clock, newID: opts.IDs, subs: map[chan struct{}]struct{}{}}
+	s := &Store{db: store.DB(), now: opts.Clock, newID: opts.IDs, onEvent: opts.OnEvent, subs: map[chan struct{}]struct{}{}}
 	s.sync = !s.db.Opts().InMemory
 	if s.now == nil {
 		s.now = time.Now
@@ -141,12 +148,18 @@ func (s *Store) write(ctx context.Context, op string, f func(*badger.Txn) error)
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.written = s.written[:0]
 	if err := s.db.Update(f); err != nil {
 		return fmt.Errorf("schedule: %s: %w", op, err)
 	}
 	if s.sync {
 		if err := s.db.Sync(); err != nil {
 			return fmt.Errorf("schedule: %s: sync: %w", op, err)
+		}
+	}
+	if s.onEvent != nil {
+		for _, ev := range s.written {
+			s.onEvent(ev)
 		}
 	}
 	return nil
@@ -178,12 +191,14 @@ func put(txn *badger.Txn, key []byte, v any) error {
 
 // appendEvent journals ev for sc (whose Events it advances) and removes
 // the entry that falls out of KeepEvents.
-func appendEvent(txn *badger.Txn, sc *Schedule, ev Event) error {
+// The caller holds s.mu.
+func (s *Store) appendEvent(txn *badger.Txn, sc *Schedule, ev Event) error {
 	sc.Events++
 	ev.V, ev.Seq, ev.Schedule = EventVersion, sc.Events, sc.ID
 	if err := put(txn, seqKey(eventPrefix(sc.ID), sc.Events), ev); err != nil {
 		return err
 	}
+	s.written = append(s.written, ev)
 	if sc.Events > KeepEvents {
 		return txn.Delete(seqKey(eventPrefix(sc.ID), sc.Events-KeepEvents))
 	}
@@ -225,7 +240,7 @@ func (s *Store) Create(ctx context.Context, id string, spec Spec, by string) (Sc
 		}
 		sc.Events = last
 		spec := sc.Spec
-		if err := appendEvent(txn, &sc, Event{Time: now, Type: EventCreated, Spec: &spec}); err != nil {
+		if err := s.appendEvent(txn, &sc, Event{Time: now, Type: EventCreated, Spec: &spec}); err != nil {
 			return err
 		}
 		return put(txn, scheduleKey(id), sc)
@@ -289,7 +304,7 @@ func (s *Store) Update(ctx context.Context, id string, spec Spec) (Schedule, err
 		}
 		sc.setNext(next)
 		spec := sc.Spec
-		if err := appendEvent(txn, &sc, Event{Time: now, Type: EventChanged, Spec: &spec}); err != nil {
+		if err := s.appendEvent(txn, &sc, Event{Time: now, Type: EventChanged, Spec: &spec}); err != nil {
 			return err
 		}
 		return put(txn, scheduleKey(id), sc)
@@ -313,7 +328,7 @@ func (s *Store) Delete(ctx context.Context, id string) error {
 		if err != nil {
 			return err
 		}
-		if err := appendEvent(txn, &sc, Event{Time: now, Type: EventDeleted}); err != nil {
+		if err := s.appendEvent(txn, &sc, Event{Time: now, Type: EventDeleted}); err != nil {
 			return err
 		}
 		keys, err := keysUnder(txn, firePrefix(id))
