@@ -50,7 +50,8 @@ func (c ToolsConfig) withDefaults() ToolsConfig {
 	return c
 }
 
-// Tools returns schedule_create, schedule_list and schedule_delete over s.
+// Tools returns schedule_create, schedule_list and schedule_delete over s
+// (nil s gives tools to list only: each call answers with an error result).
 // A schedule a tool creates belongs to the calling session (CreatedBy
 // "session:<id>"): it runs in that session, or in a fresh session per run,
 // with the session's own agent (the default agent for a fresh session);
@@ -77,6 +78,9 @@ func RegisterTools(reg *toolsys.Registry, s *Store, cfg ToolsConfig) error {
 	}
 	return nil
 }
+
+// errNoStore answers the calls of tools made without a Store.
+var errNoStore = errors.New("no schedule store: this program lists the tool but cannot run it")
 
 // owner returns the CreatedBy of the calling session's schedules.
 func owner(tc *toolsys.Context) (string, bool) {
@@ -115,6 +119,9 @@ func (t *createTool) SecretParams() []string         { return nil }
 
 // Execute validates and stores the schedule.
 func (t *createTool) Execute(ctx context.Context, p createParams, tc *toolsys.Context) (toolsys.Result, error) {
+	if t.s == nil {
+		return toolsys.ErrorResult("%s: %v", CreateToolName, errNoStore), nil
+	}
 	by, ok := owner(tc)
 	if !ok {
 		return toolsys.ErrorResult("%s: only a session can create schedules", CreateToolName), nil
@@ -189,6 +196,9 @@ func (t *listTool) SecretParams() []string         { return nil }
 
 // Execute lists the calling session's schedules.
 func (t *listTool) Execute(ctx context.Context, _ listParams, tc *toolsys.Context) (toolsys.Result, error) {
+	if t.s == nil {
+		return toolsys.ErrorResult("%s: %v", ListToolName, errNoStore), nil
+	}
 	by, ok := owner(tc)
 	if !ok {
 		return toolsys.ErrorResult("%s: only a session has schedules", ListToolName), nil
@@ -234,6 +244,9 @@ func (t *deleteTool) SecretParams() []string         { return nil }
 
 // Execute deletes one of the calling session's schedules.
 func (t *deleteTool) Execute(ctx context.Context, p deleteParams, tc *toolsys.Context) (toolsys.Result, error) {
+	if t.s == nil {
+		return toolsys.ErrorResult("%s: %v", DeleteToolName, errNoStore), nil
+	}
 	by, ok := owner(tc)
 	if !ok {
 		return toolsys.ErrorResult("%s: only a session can delete schedules", DeleteToolName), nil

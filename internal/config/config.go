@@ -95,6 +95,8 @@ type Config struct {
 	Knowledge Knowledge `yaml:"knowledge"`
 	// WASM configures the WebAssembly tools of a folder.
 	WASM WASM `yaml:"wasm"`
+	// Schedules configures scheduled agent runs.
+	Schedules Schedules `yaml:"schedules"`
 	// Serve configures the HTTP API of `agcore serve`.
 	Serve Serve `yaml:"serve"`
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/agcore/agcore/providers/openai"
 	"github.com/agcore/agcore/providers/scripted"
 	"github.com/agcore/agcore/redact"
+	"github.com/agcore/agcore/schedule"
 	"github.com/agcore/agcore/toolsys"
 	"github.com/agcore/agcore/toolsys/builtin"
 	"github.com/agcore/agcore/toolsys/mcp"
@@ -37,6 +38,10 @@ type BuildOptions struct {
 	// data directory (the knowledge base, which opens its store): for a
 	// command that starts no runtime.
 	ToolsOnly bool
+	// Scheduler runs the scheduler: Runtime.Schedules is set (unless
+	// schedules.disabled), so that the runtime fires the schedules of the
+	// data directory. Only `agcore serve` sets it.
+	Scheduler bool
 	// Redactor is the process's redactor: Build adds every API key, MCP
 	// bearer token and value of an MCP header named like a credential
 	// (Authorization, X-Api-Key, ...) it reads to it, and gives it to
@@ -62,6 +67,9 @@ type Built struct {
 	// when there is none (no wasm.dir and no data directory). Its
 	// Refused lists the files that did not load.
 	WASM *wasm.Folder
+	// Schedules are the schedules of the data directory, nil unless the
+	// scheduler (BuildOptions.Scheduler) or schedules.tools needs them.
+	Schedules *schedule.Store
 
 	closers []func() error
 }
@@ -186,6 +194,9 @@ func Build(ctx context.Context, c *Config, opts BuildOptions) (*Built, error) {
 		if err := b.openKnowledge(c, opts); err != nil {
 			return nil, err
 		}
+	}
+	if err := b.schedules(c, opts); err != nil {
+		return nil, err
 	}
 	ok = true
 	return b, nil

@@ -106,6 +106,7 @@ func (c *Config) validate() []Problem {
 	}
 	validateServe(&ps, c.Serve)
 	validateWASM(&ps, c.WASM)
+	validateSchedules(&ps, c.Schedules)
 	return ps
 }
 
