@@ -21,7 +21,7 @@ func TestParse_Schedules(t *testing.T) {
 		t.Errorf("schedules = %+v, want %+v", cfg.Schedules, want)
 	}
 	for yaml, problem := range map[string]string{
-		"schedules:\n  min_interval: -1m\n":  "agcore.yaml:2: schedules.min_interval: must not be negative, got -1m0s",
+		"schedules:\n  min_interval: -1m\n":   "agcore.yaml:2: schedules.min_interval: must not be negative, got -1m0s",
 		"schedules:\n  max_per_session: -2\n": "agcore.yaml:2: schedules.max_per_session: must not be negative, got -2",
 		"schedules:\n  enabled: true\n":       "agcore.yaml:2: schedules.enabled: unknown key",
 	} {
