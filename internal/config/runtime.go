@@ -38,9 +38,9 @@ type BuildOptions struct {
 	// data directory (the knowledge base, which opens its store): for a
 	// command that starts no runtime.
 	ToolsOnly bool
-	// Scheduler runs the scheduler: Runtime.Schedules is set (unless
-	// schedules.disabled), so that the runtime fires the schedules of the
-	// data directory. Only `agcore serve` sets it.
+	// Scheduler opens the schedules of the data directory (Built.Schedules)
+	// and, unless schedules.disabled, gives them to the runtime to fire
+	// (Runtime.Schedules). Only `agcore serve` sets it.
 	Scheduler bool
 	// Redactor is the process's redactor: Build adds every API key, MCP
 	// bearer token and value of an MCP header named like a credential
@@ -67,8 +67,8 @@ type Built struct {
 	// when there is none (no wasm.dir and no data directory). Its
 	// Refused lists the files that did not load.
 	WASM *wasm.Folder
-	// Schedules are the schedules of the data directory, nil unless the
-	// scheduler (BuildOptions.Scheduler) or schedules.tools needs them.
+	// Schedules are the schedules of the data directory, nil unless
+	// BuildOptions.Scheduler or schedules.tools asks for them.
 	Schedules *schedule.Store
 
 	closers []func() error

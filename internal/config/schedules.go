@@ -42,8 +42,8 @@ func validateSchedules(ps *problems, s Schedules) {
 }
 
 // schedules opens the schedules of the data directory when something
-// needs them: the scheduler (BuildOptions.Scheduler, unless
-// schedules.disabled) or the agents' tools (schedules.tools). The runtime
+// needs them: the server (BuildOptions.Scheduler), which fires them
+// unless schedules.disabled, or the agents' tools (schedules.tools). The runtime
 // then runs on the store Build opened (shared with the knowledge base),
 // and Close closes it. With ToolsOnly the tools are registered for
 // listing only, over no store.
@@ -55,8 +55,7 @@ func (b *Built) schedules(c *Config, opts BuildOptions) error {
 		}
 		return nil
 	}
-	scheduler := opts.Scheduler && !c.Schedules.Disabled
-	if !scheduler && !c.Schedules.Tools {
+	if !opts.Scheduler && !c.Schedules.Tools {
 		return nil
 	}
 	if c.DataDir == "" {
@@ -76,7 +75,7 @@ func (b *Built) schedules(c *Config, opts BuildOptions) error {
 		b.Runtime.DataDir, b.Runtime.Store = "", store
 	}
 	b.Schedules = schedule.New(store, schedule.Options{})
-	if scheduler {
+	if opts.Scheduler && !c.Schedules.Disabled {
 		b.Runtime.Schedules = b.Schedules
 	}
 	if c.Schedules.Tools {

@@ -77,6 +77,9 @@ func TestBuild_Schedules(t *testing.T) {
 			if ok && (info.Source != toolsys.SourceSchedule || len(built.Tools.ListBySource(toolsys.SourceSchedule)) != 3) {
 				t.Errorf("schedule tools: source %s, %d of them", info.Source, len(built.Tools.ListBySource(toolsys.SourceSchedule)))
 			}
+			if got := built.Schedules != nil; got != (tt.scheduler || tt.tools) {
+				t.Errorf("Built.Schedules set: %v, want %v", got, tt.scheduler || tt.tools)
+			}
 			if built.Schedules != nil && (built.Runtime.Store == nil || built.Runtime.DataDir != "") {
 				t.Error("the schedules and the runtime do not share the opened store")
 			}
