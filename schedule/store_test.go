@@ -242,14 +242,15 @@ func TestStore_MissedTimesCollapse(t *testing.T) {
 	}
 }
 
-// TestStore_Retention: a schedule keeps its last KeepFires fires.
+// TestStore_Retention: a schedule keeps its last KeepFires fires and
+// KeepEvents journal entries.
 func TestStore_Retention(t *testing.T) {
 	s, _ := newStore(t)
 	ctx := t.Context()
 	if _, err := s.Create(ctx, "r", schedule.Spec{Expr: "@every 1s", Prompt: "p"}, "cli"); err != nil {
 		t.Fatal(err)
 	}
-	n := schedule.KeepFires + 5
+	n := schedule.KeepEvents/2 + 5 // two entries per fire
 	for i := 1; i <= n; i++ {
 		f, _, err := s.Fire(ctx, "r", t0.Add(time.Duration(i)*time.Second), false)
 		if err != nil {
@@ -262,6 +263,11 @@ func TestStore_Retention(t *testing.T) {
 	fires, _ := s.Fires(ctx, "r")
 	if len(fires) != schedule.KeepFires || fires[0].N != n-schedule.KeepFires+1 {
 		t.Errorf("kept %d fires from %d, want %d from %d", len(fires), fires[0].N, schedule.KeepFires, n-schedule.KeepFires+1)
+	}
+	evs, _ := s.Events(ctx, "r")
+	last := uint64(1 + 2*n) // created, then fired and finished per fire
+	if len(evs) != schedule.KeepEvents || evs[len(evs)-1].Seq != last || evs[0].Seq != last-schedule.KeepEvents+1 {
+		t.Errorf("kept %d entries, %d to %d; want %d ending at %d", len(evs), evs[0].Seq, evs[len(evs)-1].Seq, schedule.KeepEvents, last)
 	}
 }
 

@@ -53,8 +53,7 @@ func (c ToolsConfig) withDefaults() ToolsConfig {
 // Tools returns schedule_create, schedule_list and schedule_delete over s
 // (nil s gives tools to list only: each call answers with an error result).
 // A schedule a tool creates belongs to the calling session (CreatedBy
-// "session:<id>"): it runs in that session, or in a fresh session per run,
-// with the session's own agent (the default agent for a fresh session);
+// "session:<id>") and runs in that session, with the session's own agent;
 // schedule_list and schedule_delete see only the calling session's
 // schedules. schedule_create and schedule_delete need PermWrite and
 // schedule_list PermReadOnly, so the registry's permission pipeline
@@ -95,7 +94,6 @@ type createParams struct {
 	Expr         string `json:"expr" jsonschema:"description=When to run: five cron fields (minute hour day-of-month month day-of-week; such as 0 9 * * 1-5) or @hourly / @daily / @weekly / @monthly / @every 30m."`
 	Prompt       string `json:"prompt" jsonschema:"description=The message each run submits as the user."`
 	TimeZone     string `json:"time_zone,omitempty" jsonschema:"description=IANA time zone of the cron fields (such as Europe/Paris). Default UTC."`
-	FreshSession bool   `json:"fresh_session,omitempty" jsonschema:"description=Run each time in a new session instead of this one."`
 	MaxRuns      int    `json:"max_runs,omitempty" jsonschema:"description=End after this many runs (0 = no limit).,minimum=0"`
 	EndAt        string `json:"end_at,omitempty" jsonschema:"description=End date: no run after it (RFC 3339 such as 2030-01-31T18:00:00Z)."`
 	Name         string `json:"name,omitempty" jsonschema:"description=A short label."`
@@ -112,7 +110,7 @@ var _ toolsys.Typed[createParams] = (*createTool)(nil)
 
 func (t *createTool) Name() string { return CreateToolName }
 func (t *createTool) Description() string {
-	return "Schedule a prompt to run later, once or repeatedly, in this session or in a fresh session per run (a follow-up, a daily report)."
+	return "Schedule a prompt to run in this session later, once or repeatedly (a follow-up, a daily check)."
 }
 func (t *createTool) Permission() toolsys.Permission { return toolsys.PermWrite }
 func (t *createTool) SecretParams() []string         { return nil }
@@ -126,11 +124,11 @@ func (t *createTool) Execute(ctx context.Context, p createParams, tc *toolsys.Co
 	if !ok {
 		return toolsys.ErrorResult("%s: only a session can create schedules", CreateToolName), nil
 	}
+	// The runs go to the calling session, with its own agent: a fresh
+	// session would run on the default agent, which may hold tools the
+	// caller's agent does not.
 	spec := Spec{Name: p.Name, Expr: p.Expr, TimeZone: p.TimeZone, Prompt: p.Prompt, MaxRuns: p.MaxRuns,
-		Missed: MissedPolicy(p.Missed), Overlap: OverlapPolicy(p.Overlap)}
-	if !p.FreshSession {
-		spec.Session = tc.SessionID
-	}
+		Missed: MissedPolicy(p.Missed), Overlap: OverlapPolicy(p.Overlap), Session: tc.SessionID}
 	if p.EndAt != "" {
 		end, err := time.Parse(time.RFC3339, p.EndAt)
 		if err != nil {

@@ -79,8 +79,8 @@ func TestTools_PermissionPipeline(t *testing.T) {
 	}
 }
 
-// TestTools_OwnSchedulesOnly: a session creates schedules that run in it
-// (or in fresh sessions), and sees and deletes only its own.
+// TestTools_OwnSchedulesOnly: a session creates schedules that run in it,
+// on its own agent, and sees and deletes only its own.
 func TestTools_OwnSchedulesOnly(t *testing.T) {
 	s, _ := newStore(t)
 	reg := toolRegistry(t, s, toolsys.ModeBypass, schedule.ToolsConfig{})
@@ -96,13 +96,20 @@ func TestTools_OwnSchedulesOnly(t *testing.T) {
 	if sc.Session != "alice" || sc.CreatedBy != "session:alice" || sc.MaxRuns != 3 || sc.Agent != "" {
 		t.Errorf("created %+v", sc)
 	}
-	res = call(t, reg, "alice", schedule.CreateToolName, `{"expr":"@daily","prompt":"digest","fresh_session":true,"overlap":"queue","missed":"run-once"}`)
+	res = call(t, reg, "alice", schedule.CreateToolName, `{"expr":"@daily","prompt":"digest","overlap":"queue","missed":"run-once"}`)
 	if res.IsError {
 		t.Fatal(res.Content)
 	}
-	fresh, _ := s.Get(t.Context(), res.Metadata["schedule"].(string))
-	if fresh.Session != "" || fresh.Overlap != schedule.OverlapQueue || fresh.Missed != schedule.MissedRunOnce {
-		t.Errorf("fresh-session schedule %+v", fresh)
+	second, _ := s.Get(t.Context(), res.Metadata["schedule"].(string))
+	if second.Session != "alice" || second.Overlap != schedule.OverlapQueue || second.Missed != schedule.MissedRunOnce {
+		t.Errorf("second schedule %+v", second)
+	}
+	// Neither another session nor another agent can be named.
+	for _, args := range []string{`{"expr":"@daily","prompt":"p","session":"bob"}`, `{"expr":"@daily","prompt":"p","agent":"admin"}`,
+		`{"expr":"@daily","prompt":"p","fresh_session":true}`} {
+		if res := call(t, reg, "alice", schedule.CreateToolName, args); !res.IsError {
+			t.Errorf("%s was accepted: %+v", args, res)
+		}
 	}
 
 	if res := call(t, reg, "bob", schedule.ListToolName, `{}`); res.IsError || strings.Contains(res.Content, id) {
