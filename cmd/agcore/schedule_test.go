@@ -94,6 +94,18 @@ func TestSchedule_AddRefusesNamingTheFlag(t *testing.T) {
 	}
 }
 
+// TestSchedule_DataDirInUse: while another process (here, an open store)
+// holds the data directory, the CLI says to use the API.
+func TestSchedule_DataDirInUse(t *testing.T) {
+	data := filepath.Join(t.TempDir(), "data")
+	mem, _ := openSchedules(t, data, nil)
+	defer mem.Close()
+	code, _, stderr := runCLI(t.Context(), t, nil, "--data-dir", data, "schedule", "list")
+	if code != exitError || !strings.Contains(stderr, "/v1/schedules") {
+		t.Errorf("schedule list on a data directory in use: %d %q", code, stderr)
+	}
+}
+
 // TestRun_DoesNotFireSchedules: agcore run leaves a due schedule alone.
 func TestRun_DoesNotFireSchedules(t *testing.T) {
 	cfg := writeConfig(t, "data_dir: data\nworkspace: .\ndefault_model: mock/scripted\nproviders:\n  - {name: mock, type: scripted}\n", nil)
