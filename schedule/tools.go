@@ -91,14 +91,14 @@ func owner(tc *toolsys.Context) (string, bool) {
 
 // createParams are the arguments of schedule_create.
 type createParams struct {
-	Expr         string `json:"expr" jsonschema:"description=When to run: five cron fields (minute hour day-of-month month day-of-week; such as 0 9 * * 1-5) or @hourly / @daily / @weekly / @monthly / @every 30m."`
-	Prompt       string `json:"prompt" jsonschema:"description=The message each run submits as the user."`
-	TimeZone     string `json:"time_zone,omitempty" jsonschema:"description=IANA time zone of the cron fields (such as Europe/Paris). Default UTC."`
-	MaxRuns      int    `json:"max_runs,omitempty" jsonschema:"description=End after this many runs (0 = no limit).,minimum=0"`
-	EndAt        string `json:"end_at,omitempty" jsonschema:"description=End date: no run after it (RFC 3339 such as 2030-01-31T18:00:00Z)."`
-	Name         string `json:"name,omitempty" jsonschema:"description=A short label."`
-	Overlap      string `json:"overlap,omitempty" jsonschema:"description=When a run is still going at the next fire time: skip it (default) or queue it.,enum=skip,enum=queue"`
-	Missed       string `json:"missed,omitempty" jsonschema:"description=When fire times passed while agcore was down: skip them (default) or run once.,enum=skip,enum=run-once"`
+	Expr     string `json:"expr" jsonschema:"description=When to run: five cron fields (minute hour day-of-month month day-of-week; such as 0 9 * * 1-5) or @hourly / @daily / @weekly / @monthly / @every 30m."`
+	Prompt   string `json:"prompt" jsonschema:"description=The message each run submits as the user."`
+	TimeZone string `json:"time_zone,omitempty" jsonschema:"description=IANA time zone of the cron fields (such as Europe/Paris). Default UTC."`
+	MaxRuns  int    `json:"max_runs,omitempty" jsonschema:"description=End after this many runs (0 = no limit).,minimum=0"`
+	EndAt    string `json:"end_at,omitempty" jsonschema:"description=End date: no run after it (RFC 3339 such as 2030-01-31T18:00:00Z)."`
+	Name     string `json:"name,omitempty" jsonschema:"description=A short label."`
+	Overlap  string `json:"overlap,omitempty" jsonschema:"description=When a run is still going at the next fire time: skip it (default) or queue it.,enum=skip,enum=queue"`
+	Missed   string `json:"missed,omitempty" jsonschema:"description=When fire times passed while agcore was down: skip them (default) or run once.,enum=skip,enum=run-once"`
 }
 
 type createTool struct {
