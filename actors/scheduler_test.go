@@ -496,3 +496,39 @@ func TestScheduler_Off(t *testing.T) {
 		t.Errorf("runs %d", sc.Runs)
 	}
 }
+
+// TestScheduler_AgentFollowUp: an agent schedules its own follow-up with
+// schedule_create, and the scheduler runs it in the agent's session.
+func TestScheduler_AgentFollowUp(t *testing.T) {
+	script := scripted.Script{Rules: []scripted.Rule{
+		{Match: scripted.Match{Role: messages.RoleUser, Exact: "remind me in an hour"}, Reply: scripted.Reply{ToolCalls: []scripted.ToolCall{
+			{Name: schedule.CreateToolName, Arguments: `{"expr":"@every 1h","prompt":"time to follow up","max_runs":1}`}}}},
+		{Match: scripted.Match{Role: messages.RoleTool}, Reply: scripted.Reply{Text: "I will."}},
+		{Match: scripted.Match{Role: messages.RoleUser, Exact: "time to follow up"}, Reply: scripted.Reply{Text: "Following up."}},
+	}}
+	e := newSchedEnv(t, script, nil, nil, func(c *actors.Config) {
+		if err := schedule.RegisterTools(c.Tools.(*toolsys.Registry), c.Schedules, schedule.ToolsConfig{}); err != nil {
+			t.Fatal(err)
+		}
+	})
+	sess, err := e.rt.Open(t.Context(), "me")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := sess.Submit(t.Context(), messages.UserText("remind me in an hour"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.ToolCalls) != 1 || res.ToolCalls[0].IsError {
+		t.Fatalf("schedule_create: %+v", res.ToolCalls)
+	}
+	e.waitEvent(t, schedule.EventCreated)
+	e.armed(t, schedT0.Add(time.Hour))
+	e.clock.advance(time.Hour)
+	if fin := e.waitEvent(t, schedule.EventFinished); fin.Outcome != string(messages.OutcomeCompleted) {
+		t.Fatalf("finished %+v", fin)
+	}
+	if got := userPrompts(t, e.rt, "me"); !slices.Equal(got, []string{"remind me in an hour", "time to follow up"}) {
+		t.Errorf("the session's user messages %q", got)
+	}
+}
