@@ -110,6 +110,12 @@ func (a *schedulerActor) start(ctx actor.Context) {
 			a.queued[f.Schedule] = append(a.queued[f.Schedule], f.N)
 			continue
 		}
+		if f.Status == schedule.FireQueued {
+			if f, err = a.store.Start(a.rt.ctx, f.Schedule, f.N, a.rt.clock.Now()); err != nil {
+				a.log().err(err, f.Schedule, "starting a queued fire")
+				continue
+			}
+		}
 		a.run(ctx, f)
 	}
 	missed := a.missed

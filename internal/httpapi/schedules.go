@@ -138,6 +138,16 @@ func (s *Server) spec(req ScheduleRequest) (schedule.Spec, error) {
 	return sp, nil
 }
 
+// scheduleID returns the {schedule_id} of the path: a 404 when it is not
+// a valid id, since no schedule can have it.
+func scheduleID(r *http.Request) (string, error) {
+	id := r.PathValue("schedule_id")
+	if err := schedule.ValidateID(id); err != nil {
+		return "", &Error{Status: http.StatusNotFound, Code: CodeScheduleNotFound, Message: fmt.Sprintf("schedule %q does not exist: %v", id, err), Err: err}
+	}
+	return id, nil
+}
+
 // scheduleError maps an error of the schedule store to a response.
 func scheduleError(id string, err error) error {
 	switch {
@@ -200,7 +210,11 @@ func (s *Server) handleGetSchedule(w http.ResponseWriter, r *http.Request) {
 		writeError(w, err)
 		return
 	}
-	id := r.PathValue("schedule_id")
+	id, err := scheduleID(r)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
 	sc, err := store.Get(r.Context(), id)
 	if err != nil {
 		writeError(w, scheduleError(id, err))
@@ -225,7 +239,11 @@ func (s *Server) handleUpdateSchedule(w http.ResponseWriter, r *http.Request) {
 		writeError(w, err)
 		return
 	}
-	id := r.PathValue("schedule_id")
+	id, err := scheduleID(r)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
 	var req ScheduleRequest
 	if err := decodeBody(r, &req, false); err != nil {
 		writeError(w, err)
@@ -254,7 +272,11 @@ func (s *Server) handleDeleteSchedule(w http.ResponseWriter, r *http.Request) {
 		writeError(w, err)
 		return
 	}
-	id := r.PathValue("schedule_id")
+	id, err := scheduleID(r)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
 	if err := store.Delete(r.Context(), id); err != nil {
 		writeError(w, scheduleError(id, err))
 		return

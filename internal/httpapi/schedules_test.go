@@ -60,6 +60,7 @@ func checkScheduleRoutes(t *testing.T, c *conformance, store *schedule.Store) {
 		{"PUT /v1/schedules/{schedule_id}", "PUT", "/v1/schedules/nightly", `{"expr":"@daily","prompt":"p","missed":"later"}`, 400},
 		{"PUT /v1/schedules/{schedule_id}", "PUT", "/v1/schedules/nope", `{"expr":"@daily","prompt":"p"}`, 404},
 		{one, "GET", "/v1/schedules/nope", "", 404},
+		{one, "GET", "/v1/schedules/not.an.id", "", 404},
 		{"DELETE /v1/schedules/{schedule_id}", "DELETE", "/v1/schedules/nightly", "", 204},
 		{"DELETE /v1/schedules/{schedule_id}", "DELETE", "/v1/schedules/nightly", "", 404},
 	} {
