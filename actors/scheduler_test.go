@@ -418,8 +418,21 @@ func TestScheduler_ResumesJournaledFire(t *testing.T) {
 	e := newSchedEnv(t, textScript("ok"), nil, func(e *schedEnv) {
 		e.create(t, "ran", schedule.Spec{Expr: "@every 10m", Prompt: "already ran", Session: "r"})
 		e.create(t, "lost", schedule.Spec{Expr: "@every 10m", Prompt: "never reached", Session: "l"})
-		e.clock.advance(10 * time.Minute)
-		var err error
+		e.create(t, "queued", schedule.Spec{Expr: "@every 5m", Prompt: "waited", Session: "q", Overlap: schedule.OverlapQueue})
+		// queued-1 finished, queued-2 waited for it: the process stopped
+		// before it started.
+		e.clock.advance(5 * time.Minute)
+		q1, _, err := e.store.Fire(t.Context(), "queued", e.clock.Now(), false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		e.clock.advance(5 * time.Minute)
+		if _, _, err := e.store.Fire(t.Context(), "queued", e.clock.Now(), true); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := e.store.Finish(t.Context(), "queued", q1.N, e.clock.Now(), "completed", ""); err != nil {
+			t.Fatal(err)
+		}
 		if ran, _, err = e.store.Fire(t.Context(), "ran", e.clock.Now(), false); err != nil {
 			t.Fatal(err)
 		}
@@ -442,11 +455,19 @@ func TestScheduler_ResumesJournaledFire(t *testing.T) {
 		e.drain()
 	}, nil)
 	done := map[string]bool{}
-	for len(done) < 2 {
+	for len(done) < 3 {
 		done[e.waitEvent(t, schedule.EventFinished).Fire] = true
 	}
-	if !done[ran.ID] || !done[lost.ID] {
+	if !done[ran.ID] || !done[lost.ID] || !done["queued-2"] {
 		t.Errorf("finished %v", done)
+	}
+	if got := userPrompts(t, e.rt, "q"); !slices.Equal(got, []string{"waited"}) {
+		t.Errorf("q ran %q, want the queued fire once", got)
+	}
+	if evs, _ := e.store.Events(t.Context(), "queued"); !slices.ContainsFunc(evs, func(ev schedule.Event) bool {
+		return ev.Type == schedule.EventStarted && ev.Fire == "queued-2"
+	}) {
+		t.Errorf("the resumed queued fire was not journaled as started: %+v", evs)
 	}
 	if got := userPrompts(t, e.rt, "r"); !slices.Equal(got, []string{"already ran"}) {
 		t.Errorf("r ran %q, want once", got)

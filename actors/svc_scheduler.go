@@ -111,10 +111,12 @@ func (a *schedulerActor) start(ctx actor.Context) {
 			continue
 		}
 		if f.Status == schedule.FireQueued {
-			if f, err = a.store.Start(a.rt.ctx, f.Schedule, f.N, a.rt.clock.Now()); err != nil {
+			started, err := a.store.Start(a.rt.ctx, f.Schedule, f.N, a.rt.clock.Now())
+			if err != nil {
 				a.log().err(err, f.Schedule, "starting a queued fire")
 				continue
 			}
+			f = started
 		}
 		a.run(ctx, f)
 	}
