@@ -89,6 +89,11 @@ func TestSchedule_AddRefusesNamingTheFlag(t *testing.T) {
 			t.Errorf("%v: exit %d, stderr %q; want 2 naming %s", tt.args, code, stderr, tt.flag)
 		}
 	}
+	// The message the README shows.
+	if _, _, stderr := runCLI(t.Context(), t, nil, "--data-dir", data, "schedule", "add", "--cron", "0 61 * * *", "--prompt", "p"); !strings.Contains(stderr,
+		`--cron: "0 61 * * *": end of range (61) above maximum (23): 61`) {
+		t.Errorf("stderr %q", stderr)
+	}
 	if code, stdout, _ := runCLI(t.Context(), t, nil, "--data-dir", data, "schedule", "list"); code == exitOK && !strings.HasPrefix(stdout, "no schedules") {
 		t.Errorf("refused schedules were stored: %q", stdout)
 	}
