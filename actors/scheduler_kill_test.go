@@ -82,11 +82,11 @@ func TestScheduler_KillDuringDowntimeFire(t *testing.T) {
 		t.Run(point.name, func(t *testing.T) {
 			dir := t.TempDir()
 			dataDir, logPath := filepath.Join(dir, "data"), filepath.Join(dir, "charges.log")
-			// A nightly schedule, created two days ago: its fire time came
-			// while no process ran.
-			created := time.Now().Add(-48 * time.Hour)
+			// A yearly schedule, created 400 days ago: its fire time came
+			// while no process ran, and the next one is months away.
+			created := time.Now().Add(-400 * 24 * time.Hour)
 			mem, store := openSchedStore(t, dataDir, func() time.Time { return created }, nil)
-			if _, err := store.Create(t.Context(), "nightly", schedule.Spec{Expr: "0 3 * * *", Prompt: schedKillPrompt,
+			if _, err := store.Create(t.Context(), "nightly", schedule.Spec{Expr: "@yearly", Prompt: schedKillPrompt,
 				Session: "night", Missed: schedule.MissedRunOnce}, "test"); err != nil {
 				t.Fatal(err)
 			}

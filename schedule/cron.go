@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/robfig/cron/v3"
 )
@@ -43,6 +44,8 @@ func ParseCron(expr, tz string) (*Cron, error) {
 		return nil, fieldErr("expr", "%q: set the time zone in time_zone, not in the expression", expr)
 	case len(e) > 200:
 		return nil, fieldErr("expr", "longer than 200 bytes")
+	case !utf8.ValidString(e):
+		return nil, fieldErr("expr", "not UTF-8")
 	}
 	if d, ok := strings.CutPrefix(e, "@every "); ok {
 		// robfig/cron rounds what is below a second up to one second; an

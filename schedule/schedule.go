@@ -188,8 +188,11 @@ func (sp Spec) Validate(now time.Time) (*Cron, error) {
 		return nil, fieldErr("name", "%d bytes, more than %d", len(sp.Name), MaxNameBytes)
 	case !utf8.ValidString(sp.Name) || strings.ContainsFunc(sp.Name, unicode.IsControl):
 		return nil, fieldErr("name", "not UTF-8 text without control characters")
-	case strings.ContainsFunc(sp.Agent, unicode.IsControl) || len(sp.Agent) > MaxNameBytes:
+	case !utf8.ValidString(sp.Agent) || strings.ContainsFunc(sp.Agent, unicode.IsControl) || len(sp.Agent) > MaxNameBytes:
 		return nil, fieldErr("agent", "%q is not an agent name", sp.Agent)
+	case !utf8.ValidString(sp.Session):
+		// Stored as JSON, it would come back altered, naming another session.
+		return nil, fieldErr("session", "%q is not UTF-8", sp.Session)
 	case sp.MaxRuns < 0:
 		return nil, fieldErr("max_runs", "%d is negative; 0 means no limit", sp.MaxRuns)
 	case sp.Missed != "" && sp.Missed != MissedSkip && sp.Missed != MissedRunOnce:
