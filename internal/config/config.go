@@ -95,10 +95,10 @@ type Config struct {
 	Knowledge Knowledge `yaml:"knowledge"`
 	// WASM configures the WebAssembly tools of a folder.
 	WASM WASM `yaml:"wasm"`
-	// Schedules configures scheduled agent runs.
-	Schedules Schedules `yaml:"schedules"`
 	// Serve configures the HTTP API of `agcore serve`.
 	Serve Serve `yaml:"serve"`
+	// Schedules configures scheduled agent runs.
+	Schedules Schedules `yaml:"schedules"`
 }
 
 // Files configures the file tools, which reach files only through a root

@@ -63,13 +63,13 @@ type Built struct {
 	Redactor *redact.Redactor
 	// Sandbox confines the commands of the bash tool in Tools.
 	Sandbox *sandbox.Sandbox
+	// Schedules are the schedules of the data directory, nil unless
+	// BuildOptions.Scheduler or schedules.tools asks for them.
+	Schedules *schedule.Store
 	// WASM is the folder of WebAssembly tools registered in Tools, nil
 	// when there is none (no wasm.dir and no data directory). Its
 	// Refused lists the files that did not load.
 	WASM *wasm.Folder
-	// Schedules are the schedules of the data directory, nil unless
-	// BuildOptions.Scheduler or schedules.tools asks for them.
-	Schedules *schedule.Store
 
 	closers []func() error
 }
