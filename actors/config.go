@@ -19,6 +19,7 @@ import (
 	"github.com/agcore/agcore/messages"
 	"github.com/agcore/agcore/providers"
 	"github.com/agcore/agcore/redact"
+	"github.com/agcore/agcore/schedule"
 	"github.com/agcore/agcore/supervisor"
 	"github.com/agcore/agcore/toolsys"
 	"github.com/agcore/agcore/toolsys/mcp"
@@ -303,6 +304,13 @@ type Config struct {
 	// Knowledge feeds the retrieved-knowledge layer of the prompt and the
 	// retrieve tool of agents that enable it. Nil means none.
 	Knowledge Knowledge
+
+	// Schedules are the schedules the runtime fires: when set, the runtime
+	// runs a scheduler service that submits each schedule's prompt to its
+	// session at its fire times, timed by Clock, journaling every fire in
+	// the store before its run starts (see package schedule). It must be
+	// kept in the runtime's store. Nil means no scheduler: nothing fires.
+	Schedules *schedule.Store
 
 	// RestartBudget limits the restarts of a failing session. The zero
 	// value allows 3 within a minute.

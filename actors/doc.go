@@ -178,4 +178,14 @@
 // overflow the context), and at once, then retries the model call a single
 // time, when the provider reports a context-length error; and the
 // retriever, which answers knowledge queries and backs the retrieve tool.
+//
+// # Schedules
+//
+// With Config.Schedules (a schedule.Store on the runtime's store), a third
+// service, the scheduler, fires cron schedules into sessions at their fire
+// times, timed by Config.Clock. Each fire is journaled in the store before
+// its run starts and submitted with a turn id derived from it, so a fire
+// resumed after a crash is not run twice; Shutdown stops the scheduler
+// first. Register schedule.Tools in Config.Tools to let agents schedule
+// their own follow-ups.
 package actors

@@ -65,6 +65,8 @@ type Runtime struct {
 	retriever  *actor.PID
 	mcp        *mcpSet // nil without Config.MCPServers
 
+	scheduler *actor.PID // nil without Config.Schedules
+
 	// ctx is cancelled when the runtime has shut down; journal calls and
 	// turns derive from it.
 	ctx    context.Context
@@ -299,6 +301,9 @@ func (rt *Runtime) startActors() {
 	// actor system has no actor by those names, so spawning cannot fail.
 	rt.compactor, _ = rt.system.Root.SpawnNamed(actor.PropsFromProducer(func() actor.Actor { return newCompactor(rt) }, actor.WithDispatcher(rt.dispatcher)), "compactor")
 	rt.retriever, _ = rt.system.Root.SpawnNamed(actor.PropsFromProducer(func() actor.Actor { return &retrieverActor{rt: rt} }, actor.WithDispatcher(rt.dispatcher)), "retriever")
+	if rt.cfg.Schedules != nil {
+		rt.scheduler, _ = rt.system.Root.SpawnNamed(actor.PropsFromProducer(newSchedulerProducer(rt), actor.WithDispatcher(rt.dispatcher)), "scheduler")
+	}
 }
 
 // Open returns a handle on session id, activating it: its journal is
@@ -353,6 +358,8 @@ func (rt *Runtime) Usage() providers.UsageSnapshot { return rt.tracker.Snapshot(
 // cancellation is journaled), stops every actor, and closes the journal
 // and store it opened. It returns ctx's error when it had to cancel turns.
 // Calling it again returns ErrClosed.
+// The scheduler (Config.Schedules) stops first: no schedule fires once
+// Shutdown has begun, and the runs already started are turns like others.
 func (rt *Runtime) Shutdown(ctx context.Context) error {
 	rt.mu.Lock()
 	if rt.closed {
@@ -361,6 +368,11 @@ func (rt *Runtime) Shutdown(ctx context.Context) error {
 	}
 	rt.closed = true
 	rt.mu.Unlock()
+	// No schedule fires from now on; runs already handed to their
+	// sessions are drained with the other turns.
+	if rt.scheduler != nil {
+		_ = waitFuture(ctx, rt.system.Root.PoisonFuture(rt.scheduler))
+	}
 	// Sub-agents stop with their parents.
 	refs := slices.DeleteFunc(rt.liveRefs(), func(r *sessionRef) bool { return r.child })
 

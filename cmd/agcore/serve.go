@@ -77,6 +77,11 @@ POST /v1/sessions/{id}/approvals/{call_id} {"allow": true} lets it run. The
 mode is --permission-mode, else permissions.mode of the configuration
 file, else ask (tools that only read run; the others wait).
 
+Schedules. serve fires the cron schedules of the data directory (agcore
+schedule add, the /v1/schedules routes, or the agents' schedule tools with
+schedules.tools) at their fire times, each fire journaled before its run
+starts; schedules.disabled turns that off. No other command fires them.
+
 With --token (or AGCORE_TOKEN) every request except the health probes must
 carry "Authorization: Bearer <token>". On SIGINT or SIGTERM the server stops
 accepting requests, lets running turns finish for up to --shutdown-timeout,
@@ -367,7 +372,8 @@ func runServe(cmd *cobra.Command, a *app, o serveOptions) (err error) {
 		cfg.Workspace = root
 	}
 
-	built, err := config.Build(ctx, cfg, config.BuildOptions{Getenv: a.getenv, Logger: component(base, "runtime"), Redactor: a.redactor})
+	built, err := config.Build(ctx, cfg, config.BuildOptions{Getenv: a.getenv, Logger: component(base, "runtime"), Redactor: a.redactor,
+		Scheduler: true})
 	if err != nil {
 		return err
 	}
@@ -392,7 +398,7 @@ func runServe(cmd *cobra.Command, a *app, o serveOptions) (err error) {
 	}
 	defer stopControl()
 	srv, err := httpapi.New(httpapi.Config{
-		Runtime: rt, Tools: built.Tools, Metrics: metrics,
+		Runtime: rt, Tools: built.Tools, Metrics: metrics, Schedules: built.Schedules,
 		Token: o.token, MaxBodyBytes: o.maxBody, Logger: base,
 		CORSOrigins: o.corsOrigins, AllowedHosts: o.allowedHosts,
 		ReadHeaderTimeout: o.readHeaderTimeout, BodyTimeout: o.bodyTimeout, IdleTimeout: o.idleTimeout,

@@ -119,6 +119,8 @@ type Config struct {
 	Skills Skills `yaml:"skills"`
 	// Serve configures the HTTP API of `agcore serve`.
 	Serve Serve `yaml:"serve"`
+	// Schedules configures scheduled agent runs.
+	Schedules Schedules `yaml:"schedules"`
 }
 
 // Files configures the file tools, which reach files only through a root

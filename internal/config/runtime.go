@@ -16,6 +16,7 @@ import (
 	"github.com/agcore/agcore/providers/openai"
 	"github.com/agcore/agcore/providers/scripted"
 	"github.com/agcore/agcore/redact"
+	"github.com/agcore/agcore/schedule"
 	"github.com/agcore/agcore/toolsys"
 	"github.com/agcore/agcore/toolsys/builtin"
 	"github.com/agcore/agcore/toolsys/mcp"
@@ -38,6 +39,10 @@ type BuildOptions struct {
 	// data directory (the knowledge base, which opens its store): for a
 	// command that starts no runtime.
 	ToolsOnly bool
+	// Scheduler opens the schedules of the data directory (Built.Schedules)
+	// and, unless schedules.disabled, gives them to the runtime to fire
+	// (Runtime.Schedules). Only `agcore serve` sets it.
+	Scheduler bool
 	// Redactor is the process's redactor: Build adds every API key, MCP
 	// bearer token and value of an MCP header named like a credential
 	// (Authorization, X-Api-Key, ...) it reads to it, and gives it to
@@ -59,6 +64,9 @@ type Built struct {
 	Redactor *redact.Redactor
 	// Sandbox confines the commands of the bash tool in Tools.
 	Sandbox *sandbox.Sandbox
+	// Schedules are the schedules of the data directory, nil unless
+	// BuildOptions.Scheduler or schedules.tools asks for them.
+	Schedules *schedule.Store
 	// WASM is the folder of WebAssembly tools registered in Tools, nil
 	// when there is none (no wasm.dir and no data directory). Its
 	// Refused lists the files that did not load.
@@ -213,6 +221,9 @@ func Build(ctx context.Context, c *Config, opts BuildOptions) (*Built, error) {
 		return nil, err
 	}
 	if err := b.loadSkills(c, opts); err != nil {
+		return nil, err
+	}
+	if err := b.schedules(c, opts); err != nil {
 		return nil, err
 	}
 	ok = true

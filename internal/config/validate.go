@@ -108,6 +108,7 @@ func (c *Config) validate() []Problem {
 			ps.add(fmt.Sprintf("web_fetch.allowed_hosts[%d]", i), "%q: want a host name (docs.example.com), *.domain for its subdomains, or * for any host", h)
 		}
 	}
+	validateSchedules(&ps, c.Schedules)
 	validateServe(&ps, c.Serve)
 	validateWASM(&ps, c.WASM)
 	validateEviction(&ps, c.Knowledge.Eviction)

@@ -36,6 +36,10 @@ const (
 	// CodeRequestTimeout is a 408: the request body did not arrive within
 	// Config.BodyTimeout.
 	CodeRequestTimeout = "request_timeout"
+	// CodeScheduleNotFound is a 404: the schedule does not exist.
+	CodeScheduleNotFound = "schedule_not_found"
+	// CodeScheduleExists is a 409: a schedule with this id exists.
+	CodeScheduleExists = "schedule_exists"
 )
 
 // ErrInvalidConfig marks a Config that New refuses; the error's text names

@@ -24,6 +24,7 @@ const (
 	tagApprovals  = "approvals"
 	tagUsage      = "usage"
 	tagOperations = "operations"
+	tagSchedules  = "schedules"
 )
 
 // The names of the document's components.
@@ -31,6 +32,7 @@ const (
 	securityScheme   = "bearerAuth"
 	paramSessionID   = "SessionID"
 	paramCallID      = "CallID"
+	paramScheduleID  = "ScheduleID"
 	schemaErrorBody  = "ErrorBody"
 	schemaError      = "Error"
 	schemaErrorCode  = "ErrorCode"
@@ -153,6 +155,7 @@ func buildOpenAPI(comment func(t reflect.Type, field string) string) (*openAPIDo
 			{tagApprovals, "Tool calls that wait for a human decision."},
 			{tagUsage, "Token usage and cost."},
 			{tagOperations, "Health probes, metrics and this document."},
+			{tagSchedules, "Cron schedules that run a prompt in a session at their fire times."},
 		},
 		Security: []map[string][]string{{securityScheme: {}}},
 		Paths:    map[string]map[string]*openAPIOp{},
@@ -164,6 +167,9 @@ func buildOpenAPI(comment func(t reflect.Type, field string) string) (*openAPIDo
 				paramCallID: {Name: "call_id", In: "path", Required: true,
 					Description: "The id of the tool call, as approval_pending and GET .../approvals give it.",
 					Schema:      rawSchema{"type": "string", "minLength": 1}},
+				paramScheduleID: {Name: "schedule_id", In: "path", Required: true,
+					Description: "The schedule's id: letters, digits, '-' and '_', at most 64 bytes.",
+					Schema:      rawSchema{"type": "string", "minLength": 1, "maxLength": 64, "pattern": "^[A-Za-z0-9_-]+$"}},
 			},
 			SecuritySchemes: map[string]any{securityScheme: map[string]any{
 				"type": "http", "scheme": "bearer",
@@ -215,6 +221,8 @@ func buildOperation(ss *schemaSet, rt route) (*openAPIOp, error) {
 			op.Parameters = append(op.Parameters, rawSchema{"$ref": "#/components/parameters/" + paramSessionID})
 		case "call_id":
 			op.Parameters = append(op.Parameters, rawSchema{"$ref": "#/components/parameters/" + paramCallID})
+		case "schedule_id":
+			op.Parameters = append(op.Parameters, rawSchema{"$ref": "#/components/parameters/" + paramScheduleID})
 		default:
 			return nil, fmt.Errorf("path parameter {%s} has no component parameter", name)
 		}

@@ -502,7 +502,8 @@ func (c *conformance) validate(what, ptr string, data []byte) {
 // exercised, and errors of most codes are.
 func TestOpenAPI_ResponsesMatchSchemas(t *testing.T) {
 	d := loadOpenAPI(t)
-	e := newEnv(t, envOptions{script: exploreScript(), token: "s3cret", maxBody: 4096})
+	schedules := newSchedules(t)
+	e := newEnv(t, envOptions{script: exploreScript(), token: "s3cret", maxBody: 4096, config: withSchedules(schedules)})
 	c := &conformance{t: t, d: d, e: e, covered: map[string]bool{}}
 	const (
 		create   = "POST /v1/sessions"
@@ -593,6 +594,8 @@ func TestOpenAPI_ResponsesMatchSchemas(t *testing.T) {
 	c.check("POST /v1/sessions/{id}/cancel", 200, "POST", "/v1/sessions/s1/cancel", "")
 	c.check("POST /v1/sessions/{id}/cancel", 200, "POST", "/v1/sessions/s1/cancel", "{}")
 	c.check("DELETE /v1/sessions/{id}", 204, "DELETE", "/v1/sessions/s1", "")
+
+	checkScheduleRoutes(t, c, schedules)
 
 	// Errors, each checked against the response documented for its status.
 	c.check(create, 201, "POST", "/v1/sessions", `{"id":"s2"}`)

@@ -86,7 +86,7 @@ func routeTable() []route {
 	sessionNotFound := failure{http.StatusNotFound, "The session does not exist.", []string{CodeSessionNotFound}}
 	sessionGone := failure{http.StatusServiceUnavailable, "The session was stopped by its supervisor, or the runtime is shutting down.",
 		[]string{CodeSessionStopped, CodeShuttingDown}}
-	return []route{
+	return append([]route{
 		{http.MethodGet, "/healthz", (*Server).handleHealth, operation{
 			id: "getHealth", tag: tagOperations, public: true,
 			summary:     "Liveness probe",
@@ -262,5 +262,5 @@ func routeTable() []route {
 			replies:     []reply{{status: http.StatusOK, description: "The session's usage.", json: SessionUsage{}}},
 			failures:    []failure{badSessionID, sessionNotFound, sessionGone},
 		}},
-	}
+	}, scheduleRoutes()...)
 }

@@ -24,6 +24,7 @@ import (
 	"github.com/agcore/agcore/actors"
 	"github.com/agcore/agcore/memory"
 	"github.com/agcore/agcore/redact"
+	"github.com/agcore/agcore/schedule"
 	"github.com/agcore/agcore/toolsys"
 )
 
@@ -98,6 +99,10 @@ type Config struct {
 	// Metrics counts requests and, when its hooks are registered with the
 	// runtime, turns. Nil means fresh Metrics (turn counts stay empty).
 	Metrics *Metrics
+	// Schedules are the schedules the API lists and changes (the runtime
+	// fires them when they are its Config.Schedules). Nil means none: the
+	// /v1/schedules routes answer 404.
+	Schedules *schedule.Store
 	// Agents names the agent profiles a session may be created with, so
 	// that an unknown agent is refused before the session exists. Empty
 	// means the runtime's profiles (actors.Runtime.Agents).
