@@ -158,3 +158,24 @@ func TestStream_SkipsWhatChunksDoNotCarry(t *testing.T) {
 		t.Errorf("a reply allocated %d bytes with log probabilities, %d without, want about the same", heavy, plain)
 	}
 }
+
+// TestStream_DecodeAllocations checks what reading a typical reply (18
+// chunks) allocates: its chunks are decoded by hand, without reflection, so
+// a reply costs a few allocations per chunk (its text, and the tool call's
+// fragments), not the dozen per chunk of encoding/json.
+func TestStream_DecodeAllocations(t *testing.T) {
+	if raceEnabled {
+		t.Skip("allocation counts are checked without the race detector")
+	}
+	a := &api{name: DefaultName, now: time.Now}
+	body := replyBody()
+	const limit = 90
+	allocs := testing.AllocsPerRun(200, func() {
+		if _, err := readReply(a, body); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if allocs > limit {
+		t.Errorf("reading a reply allocated %v times, want at most %d", allocs, limit)
+	}
+}
