@@ -40,23 +40,25 @@ func appendEventJSON(dst []byte, ev JournalEvent) ([]byte, bool) {
 }
 
 // eventSizeHint is about the length of ev's JSON, for the events
-// appendEventJSON writes: what their members' names take, and their text
-// with room for some escapes.
+// appendEventJSON writes: what their members' names and numbers take, and
+// their text with room for a few escapes.
 func eventSizeHint(ev JournalEvent) int {
 	n := 0
 	switch e := ev.(type) {
 	case UserMessage:
-		n = messageSize(e.Message) + len(e.TurnID)
+		n = 64 + messageSize(e.Message) + len(e.TurnID)
 	case AssistantMessage:
-		n = messageSize(e.Message) + len(e.Model) + 128
+		n = 192 + messageSize(e.Message) + len(e.Model)
 	case ToolCallStarted:
-		n = len(e.CallID) + len(e.Name) + len(e.Arguments)
+		n = 64 + len(e.CallID) + len(e.Name) + len(e.Arguments)
 	case ToolResult:
-		n = len(e.CallID) + len(e.Name) + len(e.Content)
+		n = 80 + len(e.CallID) + len(e.Name) + len(e.Content)
 	case TurnCompleted:
-		n = len(e.TurnID) + len(e.Reason) + 128
+		n = 176 + len(e.TurnID) + len(e.Reason)
+	case Activated:
+		n = 48 + len(e.Node)
 	}
-	return 128 + n + n/8
+	return n + n/16
 }
 
 func messageSize(m Message) int {
@@ -65,7 +67,7 @@ func messageSize(m Message) int {
 		n += len(p.Text)
 	}
 	for _, c := range m.ToolCalls {
-		n += len(c.ID) + len(c.Name) + len(c.Arguments) + 40
+		n += len(c.ID) + len(c.Name) + len(c.Arguments) + 32
 	}
 	return n
 }
