@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime/debug"
+	"sync/atomic"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -39,6 +40,9 @@ type modelCall struct {
 	layers *promptLayers // the layers the call used, for the session to keep
 	hc     HookContext
 	log    zerolog.Logger
+	// deltas says whether to forward the pieces of the reply to the
+	// session (see turnRun); nil forwards them.
+	deltas *atomic.Bool
 }
 
 // run makes the call and reports to the session through send.
@@ -127,7 +131,7 @@ func (m *modelCall) stream(ctx context.Context, send func(any), provider provide
 		if err != nil {
 			return nil, err
 		}
-		if text := resp.Message.Text(); text != "" {
+		if text := resp.Message.Text(); text != "" && (m.deltas == nil || m.deltas.Load()) {
 			send(&modelDelta{gen: m.gen, text: text})
 		}
 		return resp, nil
@@ -141,7 +145,7 @@ func (m *modelCall) stream(ctx context.Context, send func(any), provider provide
 		if err != nil {
 			return nil, err
 		}
-		if c.Text != "" {
+		if c.Text != "" && (m.deltas == nil || m.deltas.Load()) {
 			send(&modelDelta{gen: m.gen, text: c.Text})
 		}
 	}

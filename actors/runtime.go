@@ -282,8 +282,8 @@ func (rt *Runtime) openJournal() error {
 }
 
 func (rt *Runtime) startActors() {
-	rt.dispatcher = newWorkerPool(defaultWorkers(), 300)
-	rt.executors = newWorkerPool(defaultWorkers(), 0)
+	rt.dispatcher = newWorkerPool(defaultWorkers(), defaultMaxWorkers(), 300)
+	rt.executors = newWorkerPool(defaultWorkers(), defaultMaxWorkers(), 0)
 	slogger := slog.New(logging.SlogHandler(rt.logger.With().Str("component", "protoactor").Logger()))
 	rt.system = actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger { return slogger }))
 	rt.sessionStrategy = supervisor.NewSessionStrategy(supervisor.SessionOptions{

@@ -97,6 +97,12 @@ type TurnResult struct {
 // loop or cancelling ctx stops the stream, not the turn; use Cancel to
 // stop the turn.
 func (s *Session) Stream(ctx context.Context, input messages.Message, opts ...SubmitOption) iter.Seq2[messages.Event, error] {
+	return s.events(ctx, input, false, opts)
+}
+
+// events is Stream; outcome narrows the events to what Submit reads (see
+// subscriber), which spares the session publishing the others.
+func (s *Session) events(ctx context.Context, input messages.Message, outcome bool, opts []SubmitOption) iter.Seq2[messages.Event, error] {
 	var o submitOptions
 	for _, opt := range opts {
 		opt(&o)
@@ -120,6 +126,7 @@ func (s *Session) Stream(ctx context.Context, input messages.Message, opts ...Su
 			turnID = s.rt.ids.NewID()
 		}
 		sub := newSubscriber(turnID, s.rt.cfg.EventBuffer)
+		sub.outcome = outcome
 		ref, err := s.rt.post(s.id, &submitCmd{turnID: turnID, msg: input, sub: sub, params: o.params})
 		if err != nil {
 			yield(nil, err)
@@ -137,15 +144,16 @@ func (s *Session) Stream(ctx context.Context, input messages.Message, opts ...Su
 // or was cancelled returns its result together with a *TurnError; a turn
 // stopped by a limit returns its result with Outcome messages.OutcomeLimit
 // and no error. See Stream for the mid-turn policy and what ctx does.
+// Submit follows only the tool calls and the end of the turn, so a turn
+// that only Submit follows does not forward the pieces of the replies the
+// model streams, nor publish the events Submit would ignore.
 func (s *Session) Submit(ctx context.Context, input messages.Message, opts ...SubmitOption) (*TurnResult, error) {
 	res := &TurnResult{Session: s.id}
-	for ev, err := range s.Stream(ctx, input, opts...) {
+	for ev, err := range s.events(ctx, input, true, opts) {
 		if err != nil {
 			return nil, err
 		}
 		switch e := ev.(type) {
-		case messages.TurnStarted:
-			res.Turn, res.TurnID = e.Turn, e.TurnID
 		case messages.ToolFinished:
 			res.ToolCalls = append(res.ToolCalls, ToolCallResult{CallID: e.CallID, Name: e.Name, IsError: e.IsError, Content: e.Content, Duration: e.Duration})
 		case messages.SubAgentEnded:

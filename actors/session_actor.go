@@ -162,6 +162,7 @@ func (a *sessionActor) Receive(ctx actor.Context) {
 	case *watchCmd:
 		m.sub.attached = true
 		a.c.subs[m.sub] = struct{}{}
+		a.noteDeltas(m.sub)
 	case *approvalsCmd:
 		m.reply <- a.pendingApprovals()
 	case *drainCmd:
@@ -267,7 +268,7 @@ func (a *sessionActor) stage(events ...messages.JournalEvent) {
 // publish sends ev to the session's subscribers once what was staged
 // before it is durable, in the order publish is called.
 func (a *sessionActor) publish(ev messages.Event) {
-	a.outbox = append(a.outbox, redactEvent(a.rt.redactor, ev))
+	a.outbox = append(a.outbox, ev)
 }
 
 // after runs f once what was staged before it is durable, in the order
@@ -314,15 +315,20 @@ func (a *sessionActor) fold(seq uint64, events []messages.JournalEvent) {
 	}
 }
 
-// deliver hands ev to the subscribers that follow its turn (or every
-// event), dropping those that have closed.
+// deliver masks ev and hands it to the subscribers that follow its turn
+// (or every event) and want it, dropping those that have closed. An event
+// nobody wants is not masked.
 func (a *sessionActor) deliver(ev messages.Event) {
 	turn := ev.Meta().Turn
+	var masked messages.Event
 	for s := range a.c.subs {
-		if !s.all && (!s.attached || s.turn != turn) {
+		if !s.all && (!s.attached || s.turn != turn) || !s.wants(ev) {
 			continue
 		}
-		if !s.deliver(ev) {
+		if masked == nil {
+			masked = redactEvent(a.rt.redactor, ev)
+		}
+		if !s.deliver(masked) {
 			delete(a.c.subs, s)
 		}
 	}
@@ -335,6 +341,27 @@ func (a *sessionActor) attach(sub *subscriber, turn int) {
 	}
 	sub.turn, sub.attached = turn, true
 	a.c.subs[sub] = struct{}{}
+	a.noteDeltas(sub)
+}
+
+// noteDeltas makes the running turn's model calls forward the pieces of
+// the reply they stream once sub, which just started following the
+// session, wants them.
+func (a *sessionActor) noteDeltas(sub *subscriber) {
+	if a.turn != nil && sub.wantsDeltas() {
+		a.turn.deltas.Store(true)
+	}
+}
+
+// wantDeltas reports whether a subscriber of the running turn takes
+// TextDelta events.
+func (a *sessionActor) wantDeltas() bool {
+	for s := range a.c.subs {
+		if (s.all || s.attached && s.turn == a.turn.index) && s.wantsDeltas() {
+			return true
+		}
+	}
+	return false
 }
 
 // start loads the session from its journal, activates it (fencing off any

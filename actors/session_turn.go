@@ -14,6 +14,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -33,6 +34,11 @@ type turnRun struct {
 	params RequestParams
 	ctx    context.Context
 	cancel context.CancelFunc
+
+	// deltas says whether a subscriber takes the pieces of the replies
+	// the turn's model calls stream; they forward none otherwise. Only
+	// the actor sets it, and it goes from false to true only.
+	deltas *atomic.Bool
 
 	roundTrips int
 	usage      messages.Usage
@@ -70,8 +76,9 @@ type toolRun struct {
 
 func (a *sessionActor) newTurn(index int, turnID string) *turnRun {
 	ctx, cancel := context.WithCancel(a.rt.ctx)
-	t := &turnRun{index: index, turnID: turnID, ctx: ctx, cancel: cancel}
+	t := &turnRun{index: index, turnID: turnID, ctx: ctx, cancel: cancel, deltas: new(atomic.Bool)}
 	a.turn = t
+	t.deltas.Store(a.wantDeltas())
 	return t
 }
 
@@ -172,7 +179,7 @@ func (a *sessionActor) requestModel() {
 	req := &messages.Request{Model: model, Messages: msgs, Tools: a.rt.tools.definitions(ag)}
 	ag.Params.merge(t.params).apply(req)
 	mc := &modelCall{
-		rt: a.rt, gen: a.c.gen, ctx: t.ctx, provider: prov, chat: !ag.streams(a.rt.cfg.Stream), req: req, log: a.log,
+		rt: a.rt, gen: a.c.gen, ctx: t.ctx, provider: prov, chat: !ag.streams(a.rt.cfg.Stream), req: req, log: a.log, deltas: t.deltas,
 		hc: HookContext{Session: a.id, Turn: t.index, Agent: ag.Name},
 		prompt: promptInput{session: a.id, turn: t.index, agent: ag, note: a.st.AgentNote, query: lastUserText(msgs),
 			now: a.rt.clock.Now(), workspace: a.rt.workspaceRoot(), have: a.prompt, memoryEpoch: a.memoryEpoch},

@@ -18,10 +18,15 @@ import (
 // kept aside and always delivered, and any other event disconnects the
 // subscriber with ErrSlowSubscriber. The queue grows with the events it
 // holds, so a turn of ten events costs ten slots, not limit.
+//
+// A subscriber for Submit (outcome) keeps only what Submit reads: the
+// ToolFinished events and the end. It wakes its consumer once its queue is
+// half full or the turn has ended, not for every event.
 type subscriber struct {
-	turnID string
-	all    bool // every event of the session (Watch), not one turn's
-	limit  int
+	turnID  string
+	all     bool // every event of the session (Watch), not one turn's
+	outcome bool // only ToolFinished and the end (Submit)
+	limit   int
 
 	// turn and attached are the session actor's: which turn the
 	// subscriber follows, once it follows one.
@@ -43,6 +48,22 @@ func newSubscriber(turnID string, limit int) *subscriber {
 	return &subscriber{turnID: turnID, limit: limit, wake: make(chan struct{}, 1), done: make(chan struct{})}
 }
 
+// wants reports whether the subscriber takes events like ev: the session
+// neither masks nor offers it an event it does not want.
+func (s *subscriber) wants(ev messages.Event) bool {
+	if !s.outcome {
+		return true
+	}
+	switch ev.(type) {
+	case messages.ToolFinished, messages.TurnEnded:
+		return true
+	}
+	return false
+}
+
+// wantsDeltas reports whether the subscriber takes TextDelta events.
+func (s *subscriber) wantsDeltas() bool { return !s.outcome }
+
 // deliver offers ev without blocking and reports whether the subscriber is
 // still open.
 func (s *subscriber) deliver(ev messages.Event) bool {
@@ -61,9 +82,11 @@ func (s *subscriber) deliver(ev messages.Event) bool {
 			s.queue = make([]messages.Event, 0, min(s.limit, 16))
 		}
 		s.queue = append(s.queue, ev)
-		select {
-		case s.wake <- struct{}{}:
-		default:
+		if !s.outcome || 2*(len(s.queue)-s.head) >= s.limit {
+			select {
+			case s.wake <- struct{}{}:
+			default:
+			}
 		}
 		return true
 	}

@@ -290,9 +290,12 @@ func newJournalEvent(typ string) JournalEvent {
 // NewEnvelope wraps ev in an envelope of the current version with the given
 // sequence number and time.
 func NewEnvelope(seq uint64, at time.Time, ev JournalEvent) (Envelope, error) {
-	data, err := json.Marshal(ev)
-	if err != nil {
-		return Envelope{}, fmt.Errorf("journal event %s: %w", ev.JournalType(), err)
+	data, ok := appendEventJSON(make([]byte, 0, eventSizeHint(ev)), ev)
+	if !ok {
+		var err error
+		if data, err = json.Marshal(ev); err != nil {
+			return Envelope{}, fmt.Errorf("journal event %s: %w", ev.JournalType(), err)
+		}
 	}
 	return Envelope{V: EnvelopeVersion, Seq: seq, Type: ev.JournalType(), At: at.UTC(), Data: data}, nil
 }

@@ -184,12 +184,21 @@ func (a *api) Stream(ctx context.Context, req messages.Request) (providers.Strea
 	if a.timeout > 0 {
 		idle = time.AfterFunc(a.timeout, func() { cancel(ErrIdle) })
 	}
-	x := &exchange{}
+	x := &exchange{stream: true}
 	start := time.Now()
 	// go-openai builds, sends and (on an error status) decodes the request;
-	// its reader is left unused and the body is decoded by this package.
+	// the doer takes the body of a stream that opened, which this package
+	// decodes.
 	_, err = a.client.CreateChatCompletionStream(withExchange(sctx, x), oreq)
-	if err == nil && x.resp == nil {
+	switch {
+	case errors.Is(err, errBodyTaken):
+		err = nil
+	case err == nil:
+		// go-openai opened a stream the doer did not take.
+		if x.resp != nil {
+			_ = x.resp.Body.Close()
+			x.resp = nil
+		}
 		err = fmt.Errorf("openai: the HTTP client returned no response")
 	}
 	if err != nil {

@@ -28,6 +28,11 @@ type stream struct {
 	sse    *sseReader
 	acc    providers.Accumulator
 
+	// seen and choices serve the decoding of the next chunk: the id and
+	// model of the last one, and room for its choice.
+	seen    chunkStrings
+	choices [1]wireChoice
+
 	finished bool  // a finish reason was received
 	err      error // sticky: io.EOF after the end, or the failure
 
@@ -114,9 +119,15 @@ func (s *stream) Recv() (providers.Chunk, error) {
 	}
 }
 
-// decode parses one payload into a chunk, or into the error it reports.
+// decode parses one payload into a chunk, or into the error it reports:
+// by hand when it has the usual shape (decodeChunk), with encoding/json
+// otherwise.
 func (s *stream) decode(payload []byte) (providers.Chunk, error) {
-	var w wireChunk
+	w := wireChunk{Choices: s.choices[:0]}
+	if decodeChunk(payload, &w, &s.seen) {
+		return fromStreamChunk(&w), nil
+	}
+	w = wireChunk{}
 	if err := json.Unmarshal(payload, &w); err != nil {
 		return providers.Chunk{}, &providers.Error{
 			Kind: providers.KindOther, Provider: s.a.name,

@@ -2,16 +2,19 @@ package openai
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"io"
 	"math"
+	"net/http"
 	"runtime"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/agcore/agcore/messages"
 	"github.com/agcore/agcore/providers"
 )
 
@@ -157,4 +160,100 @@ func TestStream_SkipsWhatChunksDoNotCarry(t *testing.T) {
 	if heavy > plain+4096 {
 		t.Errorf("a reply allocated %d bytes with log probabilities, %d without, want about the same", heavy, plain)
 	}
+}
+
+// TestStream_DecodeAllocations checks what reading a typical reply (18
+// chunks) allocates: its chunks are decoded by hand, without reflection, so
+// a reply costs a few allocations per chunk (its text, and the tool call's
+// fragments), not the dozen per chunk of encoding/json.
+func TestStream_DecodeAllocations(t *testing.T) {
+	if raceEnabled {
+		t.Skip("allocation counts are checked without the race detector")
+	}
+	a := &api{name: DefaultName, now: time.Now}
+	body := replyBody()
+	const limit = 90
+	allocs := testing.AllocsPerRun(200, func() {
+		if _, err := readReply(a, body); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if allocs > limit {
+		t.Errorf("reading a reply allocated %v times, want at most %d", allocs, limit)
+	}
+}
+
+// cannedTransport answers every request with body, as a streamed reply,
+// without a network.
+type cannedTransport struct{ body []byte }
+
+func (c cannedTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if req.Body != nil {
+		_, _ = io.Copy(io.Discard, req.Body)
+		_ = req.Body.Close()
+	}
+	return &http.Response{
+		StatusCode: http.StatusOK, Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
+		Header:  http.Header{"Content-Type": {"text/event-stream"}},
+		Body:    io.NopCloser(bytes.NewReader(c.body)),
+		Request: req,
+	}, nil
+}
+
+// TestStream_OneReaderPerCall checks what a streamed call allocates around
+// the reply: the body is read through the provider's pooled reader only,
+// not also wrapped in go-openai's own 4 KiB reader, which this package
+// never reads.
+func TestStream_OneReaderPerCall(t *testing.T) {
+	if raceEnabled {
+		t.Skip("allocation counts are checked without the race detector")
+	}
+	p, err := New(Options{BaseURL: "http://127.0.0.1:1/v1", Model: "m",
+		HTTPClient: &http.Client{Transport: cannedTransport{body: replyBody()}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := messages.Request{Messages: []messages.Message{messages.UserText("hi")}}
+	call := func() {
+		s, err := p.Stream(context.Background(), req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, err := range providers.Chunks(s) {
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		_ = s.Close()
+	}
+	call()
+	const calls = 200
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	for range calls {
+		call()
+	}
+	runtime.ReadMemStats(&after)
+	const limit = 4096
+	if perCall := (after.TotalAlloc - before.TotalAlloc) / calls; perCall-replyAllocBytes(t) >= limit {
+		t.Errorf("a streamed call allocated %d bytes, %d of them around the reply; want under %d around it",
+			perCall, perCall-replyAllocBytes(t), limit)
+	}
+}
+
+// replyAllocBytes returns what reading replyBody allocates on its own.
+func replyAllocBytes(t *testing.T) uint64 {
+	t.Helper()
+	a := &api{name: DefaultName, now: time.Now}
+	body := replyBody()
+	const n = 200
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	for range n {
+		if _, err := readReply(a, body); err != nil {
+			t.Fatal(err)
+		}
+	}
+	runtime.ReadMemStats(&after)
+	return (after.TotalAlloc - before.TotalAlloc) / n
 }

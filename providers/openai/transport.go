@@ -2,6 +2,7 @@ package openai
 
 import (
 	"context"
+	"errors"
 	"net"
 	"net/http"
 	"time"
@@ -12,7 +13,16 @@ import (
 // stream, the body this package decodes itself.
 type exchange struct {
 	resp *http.Response
+	// stream says the call opens a stream: the doer takes a successful
+	// response's body for this package and tells go-openai errBodyTaken,
+	// so that go-openai does not wrap the body in a reader of its own (4
+	// KiB per call) that this package would never read.
+	stream bool
 }
+
+// errBodyTaken is what go-openai is told when the doer took the body of a
+// stream that opened (see exchange). It never leaves this package.
+var errBodyTaken = errors.New("openai: the stream's body is read by this package")
 
 type exchangeKey struct{}
 
@@ -35,6 +45,10 @@ func (d doer) Do(req *http.Request) (*http.Response, error) {
 	resp, err := d.client.Do(req)
 	if x, ok := req.Context().Value(exchangeKey{}).(*exchange); ok && resp != nil {
 		x.resp = resp
+		// go-openai takes 200-399 for success (isFailureStatusCode).
+		if x.stream && err == nil && resp.StatusCode >= 200 && resp.StatusCode < 400 {
+			return nil, errBodyTaken
+		}
 	}
 	return resp, err
 }
