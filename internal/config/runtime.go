@@ -120,6 +120,9 @@ func Build(ctx context.Context, c *Config, opts BuildOptions) (*Built, error) {
 				return nil, err
 			}
 			opts.Redactor.Add(sc.BearerToken, "")
+			for _, v := range s.secretValues(opts.Getenv) {
+				opts.Redactor.Add(v, "")
+			}
 			for name, v := range sc.Headers {
 				if redact.SecretKey(name) {
 					opts.Redactor.Add(v, "")
@@ -343,6 +346,9 @@ func (s MCPServer) ServerConfig(getenv func(string) string) (mcp.ServerConfig, e
 		if sc.BearerToken = getenv(s.BearerTokenEnv); sc.BearerToken == "" {
 			return mcp.ServerConfig{}, fmt.Errorf("config: mcp server %s: environment variable %s is empty", s.Name, s.BearerTokenEnv)
 		}
+	}
+	if err := s.resolveSecretRefs(&sc, getenv); err != nil {
+		return mcp.ServerConfig{}, err
 	}
 	if err := sc.Validate(); err != nil {
 		return mcp.ServerConfig{}, fmt.Errorf("config: %w", err)
