@@ -342,6 +342,9 @@ type MCPServer struct {
 	// never the token itself. Header values may hold placeholders too.
 	// Empty means none.
 	BearerToken string `yaml:"bearer_token"`
+	// OAuth runs the MCP authorization flow for URL (see MCPOAuth). Nil
+	// means none.
+	OAuth *MCPOAuth `yaml:"oauth"`
 	// Permission is the level the permission pipeline checks for the
 	// server's tools: none, read-only, write or execute. Empty means
 	// execute.

@@ -8,6 +8,8 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"net/url"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -28,6 +30,7 @@ func validateMCPCredentials(ps *problems, key string, s MCPServer) {
 			ps.add(key+".headers."+name, "%v", err)
 		}
 	}
+	validateMCPOAuth(ps, key, s)
 	if s.BearerToken == "" {
 		return
 	}
@@ -52,6 +55,14 @@ func (s MCPServer) resolveSecretRefs(sc *mcp.ServerConfig, getenv func(string) s
 			}
 			sc.Headers[name] = resolved
 		}
+	}
+	if o := s.OAuth; o != nil {
+		secret, _, err := resolveRefs(o.ClientSecret, getenv)
+		if err != nil {
+			return fmt.Errorf("config: mcp server %s: oauth.client_secret: %w", s.Name, err)
+		}
+		sc.OAuth = &mcp.OAuthConfig{ClientID: o.ClientID, ClientSecret: secret,
+			ClientMetadataURL: o.ClientMetadataURL, Scopes: slices.Clone(o.Scopes)}
 	}
 	if s.BearerToken != "" {
 		tok, _, err := resolveRefs(s.BearerToken, getenv)
@@ -101,4 +112,69 @@ func resolveRefs(v string, getenv func(string) string) (string, []string, error)
 	}
 	b.WriteString(v[last:])
 	return b.String(), used, nil
+}
+
+// MCPOAuth configures the MCP authorization flow of one HTTP server:
+// OAuth 2.1 with PKCE, discovery from the server's challenge, dynamic
+// client registration unless client_id is set, refresh and step-up. The
+// tokens are stored in <data_dir>/mcp-oauth/<name>.json (mode 0600); the
+// first authorization runs on a terminal, with `agcore mcp test NAME`.
+type MCPOAuth struct {
+	// ClientID is a client registered in advance with the authorization
+	// server. Empty means dynamic client registration.
+	ClientID string `yaml:"client_id"`
+	// ClientSecret is a <secret_ref:NAME> placeholder for the secret of a
+	// confidential ClientID. Empty means a public client.
+	ClientSecret string `yaml:"client_secret"`
+	// ClientMetadataURL is the https URL of a client ID metadata document
+	// that describes agcore, used when the authorization server accepts
+	// them. Empty means none.
+	ClientMetadataURL string `yaml:"client_metadata_url"`
+	// Scopes are asked for besides those the server names. Empty means
+	// only those.
+	Scopes []string `yaml:"scopes"`
+}
+
+// MCPTokenDir is the directory, under the data directory, of the MCP
+// servers' OAuth tokens.
+const MCPTokenDir = "mcp-oauth"
+
+// mcpOAuth completes sc's OAuth configuration with the token store of the
+// data directory, the authorizer and the redactor.
+func (c *Config) mcpOAuth(sc *mcp.ServerConfig, opts BuildOptions) {
+	if sc.OAuth == nil {
+		return
+	}
+	if c.DataDir != "" {
+		sc.OAuth.Store = &mcp.FileTokenStore{Dir: filepath.Join(c.DataDir, MCPTokenDir)}
+	}
+	sc.OAuth.Authorizer = opts.MCPAuthorizer
+	sc.OAuth.Redactor = opts.Redactor
+	opts.Redactor.Add(sc.OAuth.ClientSecret, "")
+}
+
+// validateMCPOAuth checks s's oauth block.
+func validateMCPOAuth(ps *problems, key string, s MCPServer) {
+	o := s.OAuth
+	if o == nil {
+		return
+	}
+	key += ".oauth"
+	if s.BearerToken != "" || s.BearerTokenEnv != "" {
+		ps.add(key, "set oauth or a bearer token, not both")
+	}
+	if o.ClientSecret != "" {
+		refs, err := toolsys.ParseSecretRefs(o.ClientSecret)
+		if err != nil || len(refs) != 1 || refs[0].Start != 0 || refs[0].End != len(o.ClientSecret) {
+			ps.add(key+".client_secret", "want a <secret_ref:NAME> placeholder (the secret in %sNAME), never the secret itself", toolsys.DefaultSecretEnvPrefix)
+		}
+		if o.ClientID == "" {
+			ps.add(key+".client_secret", "only with client_id")
+		}
+	}
+	if o.ClientMetadataURL != "" {
+		if u, err := url.Parse(o.ClientMetadataURL); err != nil || u.Scheme != "https" || u.Host == "" || u.Path == "" || u.Path == "/" {
+			ps.add(key+".client_metadata_url", "want an https URL with a path, got %q", o.ClientMetadataURL)
+		}
+	}
 }

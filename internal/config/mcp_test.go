@@ -2,10 +2,12 @@ package config
 
 import (
 	"errors"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/agcore/agcore/redact"
+	"github.com/agcore/agcore/toolsys/mcp"
 )
 
 // TestBuild_MCPSecretRefs resolves <secret_ref:NAME> placeholders in an HTTP
@@ -103,5 +105,72 @@ func TestValidate_MCPCredentials(t *testing.T) {
 				t.Fatalf("Parse error = %v, want it to contain %q", err, tc.want)
 			}
 		})
+	}
+}
+
+// TestBuild_MCPOAuth maps an oauth block onto the client's OAuth
+// configuration: tokens stored under the data directory, the client
+// secret read from its placeholder and masked, the authorizer passed on.
+func TestBuild_MCPOAuth(t *testing.T) {
+	data := t.TempDir()
+	cfg, err := Parse("agcore.yaml", []byte(`
+data_dir: `+data+`
+mcp_servers:
+  - name: saas
+    url: https://mcp.example.com/mcp
+    oauth:
+      client_id: agcore-cli
+      client_secret: <secret_ref:SAAS_CLIENT>
+      scopes: [files.read]
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Workspace = t.TempDir()
+	red := redact.New()
+	authz := &mcp.LoopbackAuthorizer{}
+	env := map[string]string{"AGCORE_SECRET_SAAS_CLIENT": "client-secret-value"}
+	built, err := Build(t.Context(), cfg, BuildOptions{Getenv: func(k string) string { return env[k] }, Redactor: red, MCPAuthorizer: authz, ToolsOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer built.Close()
+	o := built.Runtime.MCPServers[0].OAuth
+	if o == nil {
+		t.Fatal("no OAuth configuration")
+	}
+	if o.ClientID != "agcore-cli" || o.ClientSecret != "client-secret-value" || len(o.Scopes) != 1 || o.Authorizer != authz {
+		t.Errorf("OAuth = %+v", o)
+	}
+	fs, ok := o.Store.(*mcp.FileTokenStore)
+	if !ok || fs.Dir != filepath.Join(data, MCPTokenDir) {
+		t.Errorf("Store = %#v, want a FileTokenStore in %s", o.Store, filepath.Join(data, MCPTokenDir))
+	}
+	if got := red.String("secret client-secret-value"); strings.Contains(got, "client-secret-value") {
+		t.Errorf("client secret not masked: %q", got)
+	}
+}
+
+// TestValidate_MCPOAuth refuses what cannot work in an oauth block.
+func TestValidate_MCPOAuth(t *testing.T) {
+	tests := []struct {
+		name, yaml, want string
+	}{
+		{"literal secret", "oauth: {client_id: a, client_secret: s3cret}", `mcp_servers[0].oauth.client_secret: want a <secret_ref:NAME> placeholder`},
+		{"secret without id", "oauth: {client_secret: \"<secret_ref:S>\"}", `mcp_servers[0].oauth.client_secret: only with client_id`},
+		{"with a bearer token", "oauth: {}\n    bearer_token: <secret_ref:T>", `mcp_servers[0].oauth: set oauth or a bearer token, not both`},
+		{"metadata over http", "oauth: {client_metadata_url: \"http://x.example/c.json\"}", `mcp_servers[0].oauth.client_metadata_url: want an https URL with a path`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Parse("agcore.yaml", []byte("mcp_servers:\n  - name: remote\n    url: http://127.0.0.1:9000/mcp\n    "+tc.yaml+"\n"))
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("Parse error = %v, want it to contain %q", err, tc.want)
+			}
+		})
+	}
+	_, err := Parse("agcore.yaml", []byte("mcp_servers:\n  - name: local\n    command: x\n    oauth: {}\n"))
+	if err == nil || !strings.Contains(err.Error(), "mcp_servers[0].oauth: only for a server with url") {
+		t.Errorf("oauth on a stdio server: %v", err)
 	}
 }

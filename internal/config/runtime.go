@@ -42,6 +42,12 @@ type BuildOptions struct {
 	// (Authorization, X-Api-Key, ...) it reads to it, and gives it to
 	// the tool registry and the runtime. Nil means a new one (Built.Redactor).
 	Redactor *redact.Redactor
+	// MCPAuthorizer carries out the interactive step of the MCP servers'
+	// authorization flow (see mcp.LoopbackAuthorizer). Nil means no one
+	// can authorize: stored tokens are used and refreshed, and a server
+	// that needs a new authorization fails with a message naming
+	// `agcore mcp test`.
+	MCPAuthorizer mcp.Authorizer
 }
 
 // Built is a runtime configuration made from a Config, with the resources
@@ -119,6 +125,7 @@ func Build(ctx context.Context, c *Config, opts BuildOptions) (*Built, error) {
 			if err != nil {
 				return nil, err
 			}
+			c.mcpOAuth(&sc, opts)
 			opts.Redactor.Add(sc.BearerToken, "")
 			for _, v := range s.secretValues(opts.Getenv) {
 				opts.Redactor.Add(v, "")

@@ -331,7 +331,7 @@ func (c *Config) validateMCP(ps *problems) {
 		case s.Command != "" && s.URL != "":
 			ps.add(key, "set command or url, not both")
 		case s.Command != "":
-			for field, set := range map[string]bool{"headers": len(s.Headers) > 0, "bearer_token_env": s.BearerTokenEnv != "", "bearer_token": s.BearerToken != ""} {
+			for field, set := range map[string]bool{"headers": len(s.Headers) > 0, "bearer_token_env": s.BearerTokenEnv != "", "bearer_token": s.BearerToken != "", "oauth": s.OAuth != nil} {
 				if set {
 					ps.add(key+"."+field, "only for a server with url")
 				}

@@ -48,6 +48,9 @@ type ServerConfig struct {
 	Headers map[string]string `json:"headers,omitempty" yaml:"headers,omitempty"`
 	// BearerToken, when set, is sent as "Authorization: Bearer <token>".
 	BearerToken string `json:"bearer_token,omitempty" yaml:"bearer_token,omitempty"`
+	// OAuth, when set, runs the MCP authorization flow when the server
+	// answers 401 (see OAuthConfig). Nil means none. Not with BearerToken.
+	OAuth *OAuthConfig `json:"oauth,omitempty" yaml:"oauth,omitempty"`
 
 	// Transport, when set, makes the transport of each connection attempt
 	// (an in-process server, a custom carrier). It is called once per
@@ -102,6 +105,12 @@ func (c ServerConfig) Validate() error {
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 			return fmt.Errorf("%w: server %s: URL %q: want an http or https URL", ErrInvalidConfig, c.Name, c.URL)
 		}
+	}
+	if c.OAuth != nil && c.URL == "" {
+		return fmt.Errorf("%w: server %s: OAuth needs a URL", ErrInvalidConfig, c.Name)
+	}
+	if c.OAuth != nil && c.BearerToken != "" {
+		return fmt.Errorf("%w: server %s: set BearerToken or OAuth, not both", ErrInvalidConfig, c.Name)
 	}
 	if c.Permission != nil && (*c.Permission < toolsys.PermNone || *c.Permission > toolsys.PermExecute) {
 		return fmt.Errorf("%w: server %s: Permission %v", ErrInvalidConfig, c.Name, *c.Permission)

@@ -138,6 +138,12 @@ func NewConn(cfg ServerConfig, opts ConnOptions) (*Conn, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
+	if cfg.OAuth != nil && cfg.OAuth.Store == nil {
+		// The tokens outlive each attempt: a reconnection reuses them.
+		oc := *cfg.OAuth
+		oc.Store = NewMemoryTokenStore()
+		cfg.OAuth = &oc
+	}
 	if opts.MaxFailures == 0 {
 		opts.MaxFailures = DefaultMaxFailures
 	}

@@ -1,0 +1,152 @@
+package mcp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"html"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"strconv"
+	"sync"
+	"time"
+)
+
+// LoopbackAuthorizer is the Authorizer of a program with a user at a
+// terminal: it prints the authorization URL (and may open a browser), and
+// receives the redirect on an HTTP listener bound to 127.0.0.1 only, at
+// http://127.0.0.1:PORT/callback. The listener is open from RedirectURL
+// until Authorize returns, and answers only the callback that carries the
+// state of the request it waits for.
+type LoopbackAuthorizer struct {
+	// Out receives the authorization URL and the instructions. Nil means
+	// io.Discard, which only suits a program that sets Open.
+	Out io.Writer
+	// Open, when set, is called with the authorization URL (to open a
+	// browser); an error is printed and the URL stays on Out.
+	Open func(url string) error
+	// Port is the listener's port. Zero picks a free port for each
+	// authorization (authorization servers accept any port on a loopback
+	// redirect URI, RFC 8252 section 7.3).
+	Port int
+
+	mu      sync.Mutex
+	pending map[string]net.Listener // by redirect URL
+}
+
+var _ Authorizer = (*LoopbackAuthorizer)(nil)
+
+// RedirectURL implements Authorizer: it opens the listener and returns its
+// callback URL.
+func (a *LoopbackAuthorizer) RedirectURL(ctx context.Context, server string) (string, error) {
+	var lc net.ListenConfig
+	ln, err := lc.Listen(ctx, "tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(a.Port)))
+	if err != nil {
+		return "", fmt.Errorf("oauth redirect listener on 127.0.0.1:%d: %w", a.Port, err)
+	}
+	u := "http://" + ln.Addr().String() + "/callback"
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.pending == nil {
+		a.pending = map[string]net.Listener{}
+	}
+	if old := a.pending[u]; old != nil {
+		_ = old.Close()
+	}
+	a.pending[u] = ln
+	return u, nil
+}
+
+// Authorize implements Authorizer: it prints req.URL and waits for the
+// browser to come back to the callback with the request's state.
+func (a *LoopbackAuthorizer) Authorize(ctx context.Context, req AuthorizationRequest) (AuthorizationResult, error) {
+	au, err := url.Parse(req.URL)
+	if err != nil {
+		return AuthorizationResult{}, fmt.Errorf("authorization URL: %w", err)
+	}
+	state := au.Query().Get("state")
+	ln, err := a.listener(ctx, req.RedirectURL)
+	if err != nil {
+		return AuthorizationResult{}, err
+	}
+	defer ln.Close()
+
+	results := make(chan AuthorizationResult, 1)
+	failures := make(chan error, 1)
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /callback", func(w http.ResponseWriter, r *http.Request) {
+		q := r.URL.Query()
+		if q.Get("state") != state || state == "" {
+			http.Error(w, "this is not the authorization agcore is waiting for", http.StatusBadRequest)
+			return
+		}
+		if e := q.Get("error"); e != "" {
+			msg := e
+			if d := q.Get("error_description"); d != "" {
+				msg += ": " + d
+			}
+			http.Error(w, "authorization refused: "+msg, http.StatusBadRequest)
+			select {
+			case failures <- fmt.Errorf("the authorization server refused: %s", msg):
+			default:
+			}
+			return
+		}
+		fmt.Fprintf(w, "<!doctype html><p>agcore is authorized for MCP server %s. You can close this tab.</p>\n", html.EscapeString(req.Server))
+		select {
+		case results <- AuthorizationResult{Code: q.Get("code"), State: q.Get("state"), Iss: q.Get("iss")}:
+		default:
+		}
+	})
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	go func() { _ = srv.Serve(ln) }()
+	defer func() {
+		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Second)
+		defer cancel()
+		_ = srv.Shutdown(sctx)
+	}()
+	out := a.Out
+	if out == nil {
+		out = io.Discard
+	}
+	fmt.Fprintf(out, "MCP server %s needs authorization. Open this URL in a browser:\n\n  %s\n\nWaiting for the browser to come back to %s ...\n", req.Server, req.URL, req.RedirectURL)
+	if a.Open != nil {
+		if err := a.Open(req.URL); err != nil {
+			fmt.Fprintf(out, "(could not open a browser: %v)\n", err)
+		}
+	}
+
+	select {
+	case res := <-results:
+		fmt.Fprintf(out, "Authorized.\n")
+		return res, nil
+	case err := <-failures:
+		return AuthorizationResult{}, err
+	case <-ctx.Done():
+		return AuthorizationResult{}, fmt.Errorf("waiting for the authorization redirect: %w", ctx.Err())
+	}
+}
+
+// listener returns the listener RedirectURL opened for redirect, or opens
+// its address again (a step-up reuses the redirect URL registered).
+func (a *LoopbackAuthorizer) listener(ctx context.Context, redirect string) (net.Listener, error) {
+	a.mu.Lock()
+	ln := a.pending[redirect]
+	delete(a.pending, redirect)
+	a.mu.Unlock()
+	if ln != nil {
+		return ln, nil
+	}
+	u, err := url.Parse(redirect)
+	if err != nil || u.Hostname() != "127.0.0.1" {
+		return nil, fmt.Errorf("redirect URL %q: %w", redirect, errors.New("not a loopback URL of this authorizer"))
+	}
+	var lc net.ListenConfig
+	ln, err = lc.Listen(ctx, "tcp", u.Host)
+	if err != nil {
+		return nil, fmt.Errorf("oauth redirect listener on %s: %w", u.Host, err)
+	}
+	return ln, nil
+}
