@@ -139,9 +139,11 @@ type MCPOAuth struct {
 // servers' OAuth tokens.
 const MCPTokenDir = "mcp-oauth"
 
-// mcpOAuth completes sc's OAuth configuration with the token store of the
-// data directory, the authorizer and the redactor.
-func (c *Config) mcpOAuth(sc *mcp.ServerConfig, opts BuildOptions) {
+// mcpClient completes sc with what the process provides: the answerer of
+// the server's questions and, for OAuth, the token store of the data
+// directory, the authorizer and the redactor.
+func (c *Config) mcpClient(sc *mcp.ServerConfig, opts BuildOptions) {
+	sc.Elicit = opts.MCPElicit
 	if sc.OAuth == nil {
 		return
 	}

@@ -135,6 +135,9 @@ mcp_servers:
 		t.Fatal(err)
 	}
 	defer built.Close()
+	if roots := built.Runtime.MCPServers[0].Roots; len(roots) != 1 || roots[0] != built.Runtime.Workspace.Root() {
+		t.Errorf("Roots = %v, want the workspace %s", roots, built.Runtime.Workspace.Root())
+	}
 	o := built.Runtime.MCPServers[0].OAuth
 	if o == nil {
 		t.Fatal("no OAuth configuration")

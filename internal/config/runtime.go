@@ -48,6 +48,9 @@ type BuildOptions struct {
 	// that needs a new authorization fails with a message naming
 	// `agcore mcp test`.
 	MCPAuthorizer mcp.Authorizer
+	// MCPElicit answers the MCP servers' questions (elicitation/create).
+	// Nil means the servers may not ask.
+	MCPElicit mcp.ElicitFunc
 }
 
 // Built is a runtime configuration made from a Config, with the resources
@@ -125,7 +128,7 @@ func Build(ctx context.Context, c *Config, opts BuildOptions) (*Built, error) {
 			if err != nil {
 				return nil, err
 			}
-			c.mcpOAuth(&sc, opts)
+			c.mcpClient(&sc, opts)
 			opts.Redactor.Add(sc.BearerToken, "")
 			for _, v := range s.secretValues(opts.Getenv) {
 				opts.Redactor.Add(v, "")
@@ -149,6 +152,9 @@ func Build(ctx context.Context, c *Config, opts BuildOptions) (*Built, error) {
 		return nil, fmt.Errorf("config: %w", err) // NewWorkspace names the workspace
 	}
 	b.closers = append(b.closers, ws.Close)
+	for i := range servers {
+		servers[i].Roots = []string{ws.Root()} // roots/list answers with the workspace
+	}
 	durability, err := parseDurability(c.Durability)
 	if err != nil {
 		return nil, fmt.Errorf("config: %w", err)

@@ -53,6 +53,10 @@ type Client struct {
 	stopRefresh context.CancelFunc
 	wg          sync.WaitGroup
 
+	progressMu sync.Mutex
+	progressN  int64
+	progressFn map[string]func(Progress)
+
 	mu        sync.RWMutex
 	defs      []*sdk.Tool
 	tools     []toolsys.Tool
@@ -82,11 +86,8 @@ func Connect(ctx context.Context, cfg ServerConfig, opts Options) (*Client, erro
 	if version == "" {
 		version = "dev"
 	}
-	sc := sdk.NewClient(&sdk.Implementation{Name: "agcore", Version: version}, &sdk.ClientOptions{
-		// agcore offers no roots, sampling or elicitation.
-		Capabilities:           &sdk.ClientCapabilities{},
-		ToolListChangedHandler: func(context.Context, *sdk.ToolListChangedRequest) { c.signalRefresh() },
-	})
+	sc := sdk.NewClient(&sdk.Implementation{Name: "agcore", Version: version}, c.clientOptions())
+	c.addRoots(sc)
 	sess, err := sc.Connect(ictx, att.transport, nil)
 	if err != nil {
 		return nil, c.connectError(err)
@@ -107,6 +108,7 @@ func Connect(ctx context.Context, cfg ServerConfig, opts Options) (*Client, erro
 		_ = sess.Close()
 		return nil, c.connectError(err)
 	}
+	c.subscribeLogs(ictx)
 	rctx, stop := context.WithCancel(context.WithoutCancel(ctx))
 	c.stopRefresh = stop
 	c.wg.Go(func() { c.refreshLoop(rctx) })
@@ -279,6 +281,13 @@ func (c *Client) Prompts() []*sdk.Prompt {
 // an error the server answered with is a *ServerError wrapping the SDK's
 // *jsonrpc.Error.
 func (c *Client) CallTool(ctx context.Context, name string, args json.RawMessage) (*sdk.CallToolResult, error) {
+	return c.CallToolProgress(ctx, name, args, nil)
+}
+
+// CallToolProgress is CallTool with a progress token: the server's
+// progress notifications for the call are passed to onProgress (when not
+// nil), from the connection's goroutine, until the call returns.
+func (c *Client) CallToolProgress(ctx context.Context, name string, args json.RawMessage, onProgress func(Progress)) (*sdk.CallToolResult, error) {
 	op := "call tool " + name
 	if err := c.usable(op); err != nil {
 		return nil, err
@@ -286,7 +295,13 @@ func (c *Client) CallTool(ctx context.Context, name string, args json.RawMessage
 	if len(args) == 0 {
 		args = json.RawMessage("{}")
 	}
-	res, err := c.sess.CallTool(ctx, &sdk.CallToolParams{Name: name, Arguments: args})
+	params := &sdk.CallToolParams{Name: name, Arguments: args}
+	if onProgress != nil {
+		token := c.watchProgress(onProgress)
+		defer c.unwatchProgress(token)
+		params.SetProgressToken(token)
+	}
+	res, err := c.sess.CallTool(ctx, params)
 	if err != nil {
 		return nil, c.wrap(ctx, op, err)
 	}

@@ -74,6 +74,17 @@ type ServerConfig struct {
 	// Zero means DefaultInitTimeout.
 	InitTimeout time.Duration `json:"init_timeout,omitempty" yaml:"init_timeout,omitempty"`
 
+	// Elicit answers the server's questions (elicitation/create); the
+	// client then announces the elicitation capability. Nil means the
+	// server may not ask.
+	Elicit ElicitFunc `json:"-" yaml:"-"`
+	// ElicitTimeout bounds how long a question waits for its answer before
+	// it is cancelled. Zero means DefaultElicitTimeout.
+	ElicitTimeout time.Duration `json:"elicit_timeout,omitempty" yaml:"elicit_timeout,omitempty"`
+	// Roots are the directories the client offers the server
+	// (roots/list), as absolute paths. Empty means none.
+	Roots []string `json:"roots,omitempty" yaml:"roots,omitempty"`
+
 	// ResourceTools adds the tools mcp__<Name>__list_resources and
 	// mcp__<Name>__read_resource, so that agents can reach the server's
 	// resources.

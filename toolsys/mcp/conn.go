@@ -497,6 +497,16 @@ func (c *Conn) CallTool(ctx context.Context, name string, args json.RawMessage) 
 	return cl.CallTool(ctx, name, args)
 }
 
+// CallToolProgress calls a remote tool on the current session, passing
+// its progress notifications to onProgress (see Client.CallToolProgress).
+func (c *Conn) CallToolProgress(ctx context.Context, name string, args json.RawMessage, onProgress func(Progress)) (*sdk.CallToolResult, error) {
+	cl, err := c.current("call tool " + name)
+	if err != nil {
+		return nil, err
+	}
+	return cl.CallToolProgress(ctx, name, args, onProgress)
+}
+
 // ListResources lists the server's resources on the current session.
 func (c *Conn) ListResources(ctx context.Context) ([]*sdk.Resource, error) {
 	cl, err := c.current("list resources")

@@ -1,0 +1,214 @@
+package mcp_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/rs/zerolog"
+
+	"github.com/agcore/agcore/toolsys/mcp"
+)
+
+// requestsDuringCalls makes a server speak protocol 2025-11-25, under
+// which it sends its own requests (elicitation/create, roots/list) while
+// serving a call, as the servers in use today do.
+var requestsDuringCalls = &sdk.ServerOptions{SupportedProtocolVersions: []string{"2025-11-25"}}
+
+// asker is a server whose tool "ask" elicits a name (default "Ann") and an
+// age, and reports what it received.
+func asker(t *testing.T) *inMemory {
+	return newInMemoryWith(t, requestsDuringCalls, func(s *sdk.Server) {
+		sdk.AddTool(s, &sdk.Tool{Name: "ask"}, func(ctx context.Context, req *sdk.CallToolRequest, _ struct{}) (*sdk.CallToolResult, any, error) {
+			res, err := req.Session.Elicit(ctx, &sdk.ElicitParams{
+				Message: "Who are you?",
+				RequestedSchema: &jsonschema.Schema{Type: "object", Properties: map[string]*jsonschema.Schema{
+					"name": {Type: "string", Default: json.RawMessage(`"Ann"`)},
+					"age":  {Type: "integer"},
+				}, Required: []string{"age"}},
+			})
+			if err != nil {
+				return &sdk.CallToolResult{IsError: true, Content: []sdk.Content{&sdk.TextContent{Text: "elicit: " + err.Error()}}}, nil, nil
+			}
+			data, _ := json.Marshal(res.Content)
+			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: res.Action + " " + string(data)}}}, nil, nil
+		})
+	})
+}
+
+func resultText(t *testing.T, res *sdk.CallToolResult) string {
+	t.Helper()
+	var b strings.Builder
+	for _, c := range res.Content {
+		if tc, ok := c.(*sdk.TextContent); ok {
+			b.WriteString(tc.Text)
+		}
+	}
+	return b.String()
+}
+
+// TestClient_Elicitation routes a server's question to ServerConfig.Elicit
+// and returns the answer with the schema's defaults applied; a refusal, a
+// question that expires, and an answer that does not fit the schema reach
+// the server as such.
+func TestClient_Elicitation(t *testing.T) {
+	tests := []struct {
+		name   string
+		answer func(ctx context.Context, q mcp.Elicitation) (mcp.ElicitAnswer, error)
+		want   string
+	}{
+		{"accept with defaults", func(_ context.Context, q mcp.Elicitation) (mcp.ElicitAnswer, error) {
+			if q.Message != "Who are you?" || q.Server != "asker" || fmt.Sprint(q.Fields()) != "[age name]" {
+				return mcp.ElicitAnswer{}, fmt.Errorf("unexpected question %+v", q)
+			}
+			return mcp.ElicitAnswer{Action: mcp.ElicitAccept, Content: map[string]any{"age": 7}}, nil
+		}, `accept {"age":7,"name":"Ann"}`},
+		{"decline", func(context.Context, mcp.Elicitation) (mcp.ElicitAnswer, error) {
+			return mcp.ElicitAnswer{Action: mcp.ElicitDecline}, nil
+		}, "decline null"},
+		{"expired", func(ctx context.Context, _ mcp.Elicitation) (mcp.ElicitAnswer, error) {
+			<-ctx.Done()
+			return mcp.ElicitAnswer{}, ctx.Err()
+		}, "cancel null"},
+		{"invalid answer", func(context.Context, mcp.Elicitation) (mcp.ElicitAnswer, error) {
+			return mcp.ElicitAnswer{Action: mcp.ElicitAccept, Content: map[string]any{"age": "old"}}, nil
+		}, "elicit: "},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := asker(t).config("asker")
+			cfg.Elicit = tc.answer
+			cfg.ElicitTimeout = time.Millisecond // only the expiring answer waits for it
+			c := connect(t, cfg)
+			res, err := c.CallTool(t.Context(), "ask", nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := resultText(t, res); !strings.HasPrefix(got, tc.want) {
+				t.Errorf("the server received %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestClient_NoElicitationWithoutHandler announces no elicitation
+// capability when nothing can answer, so the server's question fails.
+func TestClient_NoElicitationWithoutHandler(t *testing.T) {
+	c := connect(t, asker(t).config("asker"))
+	res, err := c.CallTool(t.Context(), "ask", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := resultText(t, res); !strings.Contains(got, "elicit") || !res.IsError {
+		t.Errorf("the server's question succeeded without a handler: %q", got)
+	}
+}
+
+// TestApplyElicitationSchema applies defaults and names the field that
+// does not fit.
+func TestApplyElicitationSchema(t *testing.T) {
+	schema := &jsonschema.Schema{Type: "object", Properties: map[string]*jsonschema.Schema{
+		"color": {Type: "string", Enum: []any{"red", "blue"}, Default: json.RawMessage(`"red"`)},
+		"n":     {Type: "number"},
+	}}
+	got, err := mcp.ApplyElicitationSchema(schema, map[string]any{"n": 1.5})
+	if err != nil || got["color"] != "red" || got["n"] != 1.5 {
+		t.Errorf("ApplyElicitationSchema = %v, %v; want the default color and n", got, err)
+	}
+	_, err = mcp.ApplyElicitationSchema(schema, map[string]any{"color": "green"})
+	if err == nil || !strings.Contains(err.Error(), "color") {
+		t.Errorf("ApplyElicitationSchema of an answer off the enum: %v, want an error naming color", err)
+	}
+}
+
+// TestClient_ProgressLogsRoots passes a call's progress notifications to
+// its callback, writes the server's log messages to the logger at the
+// mapped level, and answers roots/list with the configured roots.
+func TestClient_ProgressLogsRoots(t *testing.T) {
+	srv := newInMemoryWith(t, requestsDuringCalls, func(s *sdk.Server) {
+		sdk.AddTool(s, &sdk.Tool{Name: "work"}, func(ctx context.Context, req *sdk.CallToolRequest, _ struct{}) (*sdk.CallToolResult, any, error) {
+			tok := req.Params.GetProgressToken()
+			for i := 1; i <= 2; i++ {
+				if err := req.Session.NotifyProgress(ctx, &sdk.ProgressNotificationParams{ProgressToken: tok, Progress: float64(i), Total: 2, Message: fmt.Sprint("step ", i)}); err != nil {
+					return nil, nil, err
+				}
+			}
+			if err := req.Session.Log(ctx, &sdk.LoggingMessageParams{Level: "warning", Logger: "disk", Data: "disk almost full"}); err != nil {
+				return nil, nil, err
+			}
+			roots, err := req.Session.ListRoots(ctx, nil)
+			if err != nil {
+				return nil, nil, err
+			}
+			var uris []string
+			for _, r := range roots.Roots {
+				uris = append(uris, r.URI)
+			}
+			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: strings.Join(uris, ",")}}}, nil, nil
+		})
+	})
+	var logs syncBuffer
+	dir := t.TempDir()
+	cfg := srv.config("worker")
+	cfg.Roots = []string{dir}
+	c, err := mcp.Connect(t.Context(), cfg, mcp.Options{Logger: zerolog.New(&logs)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	var mu sync.Mutex
+	var got []mcp.Progress
+	res, err := c.CallToolProgress(t.Context(), "work", nil, func(p mcp.Progress) {
+		mu.Lock()
+		defer mu.Unlock()
+		got = append(got, p)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := (&url.URL{Scheme: "file", Path: dir}).String()
+	if text := resultText(t, res); text != want {
+		t.Errorf("roots/list answered %q, want %q", text, want)
+	}
+	mu.Lock()
+	if len(got) != 2 || got[1].Progress != 2 || got[1].Total != 2 || got[1].Message != "step 2" {
+		t.Errorf("progress = %+v, want steps 1 and 2 of 2", got)
+	}
+	mu.Unlock()
+	line := logs.line("mcp server log")
+	if !strings.Contains(line, `"level":"warn"`) || !strings.Contains(line, `"data":"disk almost full"`) || !strings.Contains(line, `"mcp_logger":"disk"`) {
+		t.Errorf("server log line %q, want level warn with the data and logger", line)
+	}
+}
+
+// syncBuffer is a bytes.Buffer safe for the connection's goroutines.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+// line returns the first line holding msg.
+func (s *syncBuffer) line(msg string) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, l := range strings.Split(s.b.String(), "\n") {
+		if strings.Contains(l, msg) {
+			return l
+		}
+	}
+	return ""
+}
