@@ -426,3 +426,8 @@ func (c *Client) Close() error {
 	}
 	return nil
 }
+
+// RemoteTools returns the server's tool definitions as it listed them.
+func (c *Client) RemoteTools() []*sdk.Tool {
+	return slices.Clone(c.toolDefs())
+}
