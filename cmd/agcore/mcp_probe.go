@@ -20,12 +20,12 @@ import (
 
 // mcpTestFlags are the flags of `agcore mcp test`.
 type mcpTestFlags struct {
-	headers              []string
-	bearerEnv, clientID  string
-	call, args           string
-	port                 int
-	noAuth               bool
-	timeout              time.Duration
+	headers             []string
+	bearerEnv, clientID string
+	call, args          string
+	port                int
+	noAuth              bool
+	timeout             time.Duration
 }
 
 // newMCPTestCommand returns `agcore mcp test`.
