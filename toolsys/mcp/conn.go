@@ -328,6 +328,13 @@ func (c *Conn) run(ctx context.Context) {
 				break
 			}
 			failures, lastErr = failures+1, err
+			if errors.Is(err, ErrAuthorizationRequired) {
+				// No attempt can succeed until someone authorizes.
+				reason := &ServerError{Server: c.cfg.Name, Op: "connect", Err: fmt.Errorf("%w: %w", ErrGaveUp, err)}
+				c.log.Error().Err(reason).Msg("mcp: giving up")
+				c.finish(StateFailed, reason)
+				return
+			}
 			if c.gaveUp(failures, err) {
 				return
 			}

@@ -2,12 +2,14 @@ package mcp_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/agcore/agcore/redact"
 	"github.com/agcore/agcore/toolsys/mcp"
@@ -226,4 +228,32 @@ func slicesContains(s []string, v string) bool {
 		}
 	}
 	return false
+}
+
+// TestConn_AuthorizationRequiredGivesUpAtOnce stops a supervised
+// connection at the first attempt when the server needs an authorization
+// no one can give, instead of retrying: the reason names the command that
+// authorizes.
+func TestConn_AuthorizationRequiredGivesUpAtOnce(t *testing.T) {
+	o := newOAuthServer(t)
+	conn, err := mcp.NewConn(mcp.ServerConfig{Name: "protected", URL: o.URL(), OAuth: &mcp.OAuthConfig{}},
+		mcp.ConnOptions{MaxFailures: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn.Start(t.Context())
+	defer conn.Close()
+	// The bound only turns a connection that keeps retrying into a failure.
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	err = conn.Ready(ctx)
+	if !errors.Is(err, mcp.ErrAuthorizationRequired) || !errors.Is(err, mcp.ErrGaveUp) {
+		t.Fatalf("Ready = %v, want ErrGaveUp and ErrAuthorizationRequired", err)
+	}
+	if st := conn.Status(); st.State != mcp.StateFailed || st.Failures > 1 {
+		t.Errorf("status %+v, want failed after one attempt", st)
+	}
+	if _, authz, _, _ := o.counts(); authz != 0 {
+		t.Errorf("authorizations = %d, want none", authz)
+	}
 }
