@@ -286,7 +286,9 @@ func (c *Client) CallTool(ctx context.Context, name string, args json.RawMessage
 
 // CallToolProgress is CallTool with a progress token: the server's
 // progress notifications for the call are passed to onProgress (when not
-// nil), from the connection's goroutine, until the call returns.
+// nil), from the connection's goroutines, until the call returns.
+// Notifications are handled concurrently with the reply: one that arrives
+// after the call has returned is dropped.
 func (c *Client) CallToolProgress(ctx context.Context, name string, args json.RawMessage, onProgress func(Progress)) (*sdk.CallToolResult, error) {
 	op := "call tool " + name
 	if err := c.usable(op); err != nil {

@@ -15,6 +15,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/rs/zerolog"
 
+	"github.com/agcore/agcore/toolsys"
 	"github.com/agcore/agcore/toolsys/mcp"
 )
 
@@ -133,6 +134,16 @@ func TestApplyElicitationSchema(t *testing.T) {
 // its callback, writes the server's log messages to the logger at the
 // mapped level, and answers roots/list with the configured roots.
 func TestClient_ProgressLogsRoots(t *testing.T) {
+	// Notifications are handled concurrently with the reply: the tool goes
+	// on once the client has seen each.
+	logs := syncBuffer{wait: "mcp server log", seen: make(chan struct{})}
+	progressed := make(chan struct{})
+	wait := func(ctx context.Context, ch <-chan struct{}) {
+		select {
+		case <-ch:
+		case <-ctx.Done():
+		}
+	}
 	srv := newInMemoryWith(t, requestsDuringCalls, func(s *sdk.Server) {
 		sdk.AddTool(s, &sdk.Tool{Name: "work"}, func(ctx context.Context, req *sdk.CallToolRequest, _ struct{}) (*sdk.CallToolResult, any, error) {
 			tok := req.Params.GetProgressToken()
@@ -141,9 +152,11 @@ func TestClient_ProgressLogsRoots(t *testing.T) {
 					return nil, nil, err
 				}
 			}
+			wait(ctx, progressed)
 			if err := req.Session.Log(ctx, &sdk.LoggingMessageParams{Level: "warning", Logger: "disk", Data: "disk almost full"}); err != nil {
 				return nil, nil, err
 			}
+			wait(ctx, logs.seen)
 			roots, err := req.Session.ListRoots(ctx, nil)
 			if err != nil {
 				return nil, nil, err
@@ -155,7 +168,6 @@ func TestClient_ProgressLogsRoots(t *testing.T) {
 			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: strings.Join(uris, ",")}}}, nil, nil
 		})
 	})
-	var logs syncBuffer
 	dir := t.TempDir()
 	cfg := srv.config("worker")
 	cfg.Roots = []string{dir}
@@ -170,6 +182,9 @@ func TestClient_ProgressLogsRoots(t *testing.T) {
 		mu.Lock()
 		defer mu.Unlock()
 		got = append(got, p)
+		if len(got) == 2 {
+			close(progressed)
+		}
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -190,14 +205,21 @@ func TestClient_ProgressLogsRoots(t *testing.T) {
 }
 
 // syncBuffer is a bytes.Buffer safe for the connection's goroutines.
+// When wait is set, seen is closed once a write holds it.
 type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
+	mu   sync.Mutex
+	b    bytes.Buffer
+	wait string
+	seen chan struct{}
 }
 
 func (s *syncBuffer) Write(p []byte) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.wait != "" && bytes.Contains(p, []byte(s.wait)) {
+		close(s.seen)
+		s.wait = ""
+	}
 	return s.b.Write(p)
 }
 
@@ -211,4 +233,33 @@ func (s *syncBuffer) line(msg string) string {
 		}
 	}
 	return ""
+}
+
+// TestTool_ProgressInTheCallLog writes a remote tool's progress
+// notifications to the logger of the call.
+func TestTool_ProgressInTheCallLog(t *testing.T) {
+	// The tool ends once its progress is in the log: notifications are
+	// handled concurrently with the reply, and one that arrives after the
+	// call has returned is dropped.
+	logs := syncBuffer{wait: "mcp tool progress", seen: make(chan struct{})}
+	srv := newInMemory(t, func(s *sdk.Server) {
+		sdk.AddTool(s, &sdk.Tool{Name: "slow"}, func(ctx context.Context, req *sdk.CallToolRequest, _ struct{}) (*sdk.CallToolResult, any, error) {
+			err := req.Session.NotifyProgress(ctx, &sdk.ProgressNotificationParams{ProgressToken: req.Params.GetProgressToken(), Progress: 1, Total: 4, Message: "indexing"})
+			select {
+			case <-logs.seen:
+			case <-ctx.Done():
+			}
+			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "done"}}}, nil, err
+		})
+	})
+	c := connect(t, srv.config("w"))
+	tool := findTool(t, c.Tools(), "mcp__w__slow")
+	res, err := tool.Execute(t.Context(), json.RawMessage(`{}`), &toolsys.Context{Logger: zerolog.New(&logs)})
+	if err != nil || res.IsError {
+		t.Fatalf("Execute = %+v, %v", res, err)
+	}
+	line := logs.line("mcp tool progress")
+	if !strings.Contains(line, `"progress":1`) || !strings.Contains(line, `"total":4`) || !strings.Contains(line, `"message":"indexing"`) {
+		t.Errorf("progress log line %q, want progress 1 of 4, indexing", line)
+	}
 }
