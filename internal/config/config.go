@@ -345,6 +345,11 @@ type MCPServer struct {
 	// OAuth runs the MCP authorization flow for URL (see MCPOAuth). Nil
 	// means none.
 	OAuth *MCPOAuth `yaml:"oauth"`
+	// Sampling lets the server ask the default model for completions
+	// (sampling/createMessage), each approved like a tool call of
+	// mcp__<name>__sampling and counted in the usage. False (the default)
+	// refuses them.
+	Sampling bool `yaml:"sampling"`
 	// Permission is the level the permission pipeline checks for the
 	// server's tools: none, read-only, write or execute. Empty means
 	// execute.

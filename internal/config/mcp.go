@@ -139,11 +139,12 @@ type MCPOAuth struct {
 // servers' OAuth tokens.
 const MCPTokenDir = "mcp-oauth"
 
-// mcpClient completes sc with what the process provides: the answerer of
-// the server's questions and, for OAuth, the token store of the data
+// mcpClient completes sc with s's sampling switch and what the process
+// provides: the answerer of the server's questions and, for OAuth, the token store of the data
 // directory, the authorizer and the redactor.
-func (c *Config) mcpClient(sc *mcp.ServerConfig, opts BuildOptions) {
+func (c *Config) mcpClient(s MCPServer, sc *mcp.ServerConfig, opts BuildOptions) {
 	sc.Elicit = opts.MCPElicit
+	sc.Sampling = s.Sampling
 	if sc.OAuth == nil {
 		return
 	}

@@ -122,6 +122,7 @@ mcp_servers:
       client_id: agcore-cli
       client_secret: <secret_ref:SAAS_CLIENT>
       scopes: [files.read]
+    sampling: true
 `))
 	if err != nil {
 		t.Fatal(err)
@@ -137,6 +138,9 @@ mcp_servers:
 	defer built.Close()
 	if roots := built.Runtime.MCPServers[0].Roots; len(roots) != 1 || roots[0] != built.Runtime.Workspace.Root() {
 		t.Errorf("Roots = %v, want the workspace %s", roots, built.Runtime.Workspace.Root())
+	}
+	if !built.Runtime.MCPServers[0].Sampling {
+		t.Error("sampling: true was not passed on")
 	}
 	o := built.Runtime.MCPServers[0].OAuth
 	if o == nil {

@@ -128,7 +128,7 @@ func Build(ctx context.Context, c *Config, opts BuildOptions) (*Built, error) {
 			if err != nil {
 				return nil, err
 			}
-			c.mcpClient(&sc, opts)
+			c.mcpClient(s, &sc, opts)
 			opts.Redactor.Add(sc.BearerToken, "")
 			for _, v := range s.secretValues(opts.Getenv) {
 				opts.Redactor.Add(v, "")

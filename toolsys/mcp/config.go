@@ -81,6 +81,13 @@ type ServerConfig struct {
 	// ElicitTimeout bounds how long a question waits for its answer before
 	// it is cancelled. Zero means DefaultElicitTimeout.
 	ElicitTimeout time.Duration `json:"elicit_timeout,omitempty" yaml:"elicit_timeout,omitempty"`
+	// Sampling lets the server ask for model completions
+	// (sampling/createMessage), answered by Sample; the client then
+	// announces the sampling capability. False (the default) refuses.
+	Sampling bool `json:"sampling,omitempty" yaml:"sampling,omitempty"`
+	// Sample answers the sampling requests when Sampling is set. Nil
+	// refuses them.
+	Sample SampleFunc `json:"-" yaml:"-"`
 	// Roots are the directories the client offers the server
 	// (roots/list), as absolute paths. Empty means none.
 	Roots []string `json:"roots,omitempty" yaml:"roots,omitempty"`

@@ -12,7 +12,8 @@ import (
 
 // clientOptions are the SDK client's options: the capabilities agcore
 // offers this server (roots when cfg.Roots is set, elicitation when
-// cfg.Elicit is) and the handlers of its requests and notifications.
+// cfg.Elicit is, sampling when cfg.Sampling and cfg.Sample are) and the
+// handlers of its requests and notifications.
 func (c *Client) clientOptions() *sdk.ClientOptions {
 	caps := &sdk.ClientCapabilities{}
 	if len(c.cfg.Roots) > 0 {
@@ -26,6 +27,9 @@ func (c *Client) clientOptions() *sdk.ClientOptions {
 	}
 	if c.cfg.Elicit != nil {
 		o.ElicitationHandler = c.elicit
+	}
+	if c.cfg.Sampling && c.cfg.Sample != nil {
+		o.CreateMessageHandler = c.sample
 	}
 	return o
 }

@@ -263,3 +263,54 @@ func TestTool_ProgressInTheCallLog(t *testing.T) {
 		t.Errorf("progress log line %q, want progress 1 of 4, indexing", line)
 	}
 }
+
+// TestClient_Sampling passes a server's sampling request to
+// ServerConfig.Sample in agcore's chat model (the system prompt first,
+// roles kept) and refuses content that is not text.
+func TestClient_Sampling(t *testing.T) {
+	srv := newInMemoryWith(t, requestsDuringCalls, func(s *sdk.Server) {
+		sdk.AddTool(s, &sdk.Tool{Name: "sample"}, func(ctx context.Context, req *sdk.CallToolRequest, in struct {
+			Image bool `json:"image,omitempty"`
+		}) (*sdk.CallToolResult, any, error) {
+			var last sdk.Content = &sdk.TextContent{Text: "and you?"}
+			if in.Image {
+				last = &sdk.ImageContent{MIMEType: "image/png", Data: []byte{1}}
+			}
+			res, err := req.Session.CreateMessage(ctx, &sdk.CreateMessageParams{MaxTokens: 20, SystemPrompt: "Be brief.", Temperature: 0.5,
+				Messages: []*sdk.SamplingMessage{{Role: "user", Content: &sdk.TextContent{Text: "hi"}}, {Role: "assistant", Content: &sdk.TextContent{Text: "hello"}}, {Role: "user", Content: last}}})
+			if err != nil {
+				return &sdk.CallToolResult{IsError: true, Content: []sdk.Content{&sdk.TextContent{Text: err.Error()}}}, nil, nil
+			}
+			return &sdk.CallToolResult{Content: []sdk.Content{res.Content, &sdk.TextContent{Text: " model=" + res.Model + " stop=" + res.StopReason}}}, nil, nil
+		})
+	})
+	cfg := srv.config("s")
+	cfg.Sampling = true
+	var got mcp.SampleRequest
+	cfg.Sample = func(_ context.Context, req mcp.SampleRequest) (mcp.SampleResult, error) {
+		got = req
+		return mcp.SampleResult{Text: "fine", Model: "m1"}, nil
+	}
+	c := connect(t, cfg)
+	res, err := c.CallTool(t.Context(), "sample", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if text := resultText(t, res); text != "fine model=m1 stop=endTurn" {
+		t.Errorf("the server got %q", text)
+	}
+	var roles []string
+	for _, m := range got.Messages {
+		roles = append(roles, string(m.Role)+":"+m.Text())
+	}
+	if strings.Join(roles, " ") != "system:Be brief. user:hi assistant:hello user:and you?" || got.MaxTokens != 20 || got.Temperature == nil || *got.Temperature != 0.5 {
+		t.Errorf("sample request %v, max %d, temperature %v", roles, got.MaxTokens, got.Temperature)
+	}
+	res, err = c.CallTool(t.Context(), "sample", json.RawMessage(`{"image":true}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if text := resultText(t, res); !res.IsError || !strings.Contains(text, "only text content can be sampled") {
+		t.Errorf("an image was sampled: %q", text)
+	}
+}
