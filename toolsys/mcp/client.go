@@ -50,6 +50,7 @@ type Client struct {
 	died atomic.Bool
 
 	refresh     chan struct{} // a tools/list_changed notification is pending
+	relist      chan struct{} // a resources or prompts list_changed notification is pending
 	stopRefresh context.CancelFunc
 	wg          sync.WaitGroup
 
@@ -81,7 +82,7 @@ func Connect(ctx context.Context, cfg ServerConfig, opts Options) (*Client, erro
 	if err != nil {
 		return nil, unavailable(cfg.Name, "connect", err)
 	}
-	c := &Client{cfg: cfg, opts: opts, log: log, att: att, done: make(chan struct{}), refresh: make(chan struct{}, 1)}
+	c := &Client{cfg: cfg, opts: opts, log: log, att: att, done: make(chan struct{}), refresh: make(chan struct{}, 1), relist: make(chan struct{}, 1)}
 	version := opts.ClientVersion
 	if version == "" {
 		version = "dev"
@@ -132,6 +133,11 @@ func (c *Client) list(ctx context.Context) error {
 	if err := c.listTools(ctx); err != nil {
 		return err
 	}
+	return c.listCatalog(ctx)
+}
+
+// listCatalog fetches the resources and prompts, when the server has them.
+func (c *Client) listCatalog(ctx context.Context) error {
 	caps := c.sess.InitializeResult().Capabilities
 	var resources []*sdk.Resource
 	if caps != nil && caps.Resources != nil {
@@ -183,7 +189,16 @@ func (c *Client) signalRefresh() {
 	}
 }
 
+// signalRelist asks the refresh loop for new resource and prompt lists.
+func (c *Client) signalRelist() {
+	select {
+	case c.relist <- struct{}{}:
+	default:
+	}
+}
+
 // refreshLoop refreshes the tool list on notifications/tools/list_changed,
+// and the resource and prompt lists on their list_changed notifications,
 // off the SDK's notification handler.
 func (c *Client) refreshLoop(ctx context.Context) {
 	for {
@@ -192,6 +207,16 @@ func (c *Client) refreshLoop(ctx context.Context) {
 			return
 		case <-c.done:
 			return
+		case <-c.relist:
+			lctx, cancel := context.WithTimeout(ctx, c.cfg.initTimeout())
+			err := c.listCatalog(lctx)
+			cancel()
+			if err != nil {
+				c.log.Warn().Err(err).Msg("mcp: refreshing the resource and prompt lists failed")
+			} else if c.opts.OnCatalogChanged != nil {
+				c.opts.OnCatalogChanged()
+			}
+			continue
 		case <-c.refresh:
 		}
 		lctx, cancel := context.WithTimeout(ctx, c.cfg.initTimeout())
@@ -261,14 +286,16 @@ func (c *Client) toolDefs() []*sdk.Tool {
 	return c.defs
 }
 
-// Resources returns the resources listed at connection.
+// Resources returns the resources listed at connection, and again after
+// each notifications/resources/list_changed.
 func (c *Client) Resources() []*sdk.Resource {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
 	return slices.Clone(c.resources)
 }
 
-// Prompts returns the prompts listed at connection.
+// Prompts returns the prompts listed at connection, and again after each
+// notifications/prompts/list_changed.
 func (c *Client) Prompts() []*sdk.Prompt {
 	c.mu.RLock()
 	defer c.mu.RUnlock()

@@ -168,4 +168,8 @@ type Options struct {
 	// ClientVersion is the version agcore announces in initialize. Empty
 	// means "dev".
 	ClientVersion string
+	// OnCatalogChanged is called, from a goroutine of the Client, after
+	// the resource and prompt lists were refreshed following a
+	// list_changed notification.
+	OnCatalogChanged func()
 }

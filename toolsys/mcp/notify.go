@@ -22,6 +22,8 @@ func (c *Client) clientOptions() *sdk.ClientOptions {
 	o := &sdk.ClientOptions{
 		Capabilities:                caps,
 		ToolListChangedHandler:      func(context.Context, *sdk.ToolListChangedRequest) { c.signalRefresh() },
+		ResourceListChangedHandler:  func(context.Context, *sdk.ResourceListChangedRequest) { c.signalRelist() },
+		PromptListChangedHandler:    func(context.Context, *sdk.PromptListChangedRequest) { c.signalRelist() },
 		LoggingMessageHandler:       c.serverLog,
 		ProgressNotificationHandler: c.progress,
 	}

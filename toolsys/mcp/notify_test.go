@@ -314,3 +314,40 @@ func TestClient_Sampling(t *testing.T) {
 		t.Errorf("an image was sampled: %q", text)
 	}
 }
+
+// TestClient_ResourceAndPromptListsFollowTheServer lists the resources
+// and prompts again when the server says they changed.
+func TestClient_ResourceAndPromptListsFollowTheServer(t *testing.T) {
+	var server *sdk.Server
+	srv := newInMemory(t, func(s *sdk.Server) {
+		server = s
+		s.AddResource(&sdk.Resource{URI: "test://a", Name: "a"}, func(context.Context, *sdk.ReadResourceRequest) (*sdk.ReadResourceResult, error) {
+			return &sdk.ReadResourceResult{}, nil
+		})
+		s.AddPrompt(&sdk.Prompt{Name: "p1"}, func(context.Context, *sdk.GetPromptRequest) (*sdk.GetPromptResult, error) {
+			return &sdk.GetPromptResult{}, nil
+		})
+	})
+	changed := make(chan struct{}, 8)
+	c, err := mcp.Connect(t.Context(), srv.config("lists"), mcp.Options{OnCatalogChanged: func() { changed <- struct{}{} }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	server.AddResource(&sdk.Resource{URI: "test://b", Name: "b"}, func(context.Context, *sdk.ReadResourceRequest) (*sdk.ReadResourceResult, error) {
+		return &sdk.ReadResourceResult{}, nil
+	})
+	server.AddPrompt(&sdk.Prompt{Name: "p2"}, func(context.Context, *sdk.GetPromptRequest) (*sdk.GetPromptResult, error) {
+		return &sdk.GetPromptResult{}, nil
+	})
+	// The bound only turns lists that never follow into a failure.
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	for len(c.Resources()) != 2 || len(c.Prompts()) != 2 {
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			t.Fatalf("resources %d, prompts %d; want 2 each", len(c.Resources()), len(c.Prompts()))
+		}
+	}
+}
