@@ -62,7 +62,7 @@ func (s MCPServer) resolveSecretRefs(sc *mcp.ServerConfig, getenv func(string) s
 			return fmt.Errorf("config: mcp server %s: oauth.client_secret: %w", s.Name, err)
 		}
 		sc.OAuth = &mcp.OAuthConfig{ClientID: o.ClientID, ClientSecret: secret,
-			ClientMetadataURL: o.ClientMetadataURL, Scopes: slices.Clone(o.Scopes)}
+			ClientMetadataURL: o.ClientMetadataURL, Scopes: slices.Clone(o.Scopes), Grant: o.Grant}
 	}
 	if s.BearerToken != "" {
 		tok, _, err := resolveRefs(s.BearerToken, getenv)
@@ -133,6 +133,10 @@ type MCPOAuth struct {
 	// Scopes are asked for besides those the server names. Empty means
 	// only those.
 	Scopes []string `yaml:"scopes"`
+	// Grant is authorization_code (a user authorizes; the default) or
+	// client_credentials (agcore authenticates as a service with
+	// client_id and client_secret, with no user, as serve may need).
+	Grant string `yaml:"grant"`
 }
 
 // MCPTokenDir is the directory, under the data directory, of the MCP
@@ -174,6 +178,15 @@ func validateMCPOAuth(ps *problems, key string, s MCPServer) {
 		if o.ClientID == "" {
 			ps.add(key+".client_secret", "only with client_id")
 		}
+	}
+	switch o.Grant {
+	case "", mcp.GrantAuthorizationCode:
+	case mcp.GrantClientCredentials:
+		if o.ClientID == "" || o.ClientSecret == "" {
+			ps.add(key+".grant", "client_credentials needs client_id and client_secret")
+		}
+	default:
+		ps.add(key+".grant", "want %s or %s, got %q", mcp.GrantAuthorizationCode, mcp.GrantClientCredentials, o.Grant)
 	}
 	if o.ClientMetadataURL != "" {
 		if u, err := url.Parse(o.ClientMetadataURL); err != nil || u.Scheme != "https" || u.Host == "" || u.Path == "" || u.Path == "/" {

@@ -166,6 +166,8 @@ func TestValidate_MCPOAuth(t *testing.T) {
 		{"literal secret", "oauth: {client_id: a, client_secret: s3cret}", `mcp_servers[0].oauth.client_secret: want a <secret_ref:NAME> placeholder`},
 		{"secret without id", "oauth: {client_secret: \"<secret_ref:S>\"}", `mcp_servers[0].oauth.client_secret: only with client_id`},
 		{"with a bearer token", "oauth: {}\n    bearer_token: <secret_ref:T>", `mcp_servers[0].oauth: set oauth or a bearer token, not both`},
+		{"unknown grant", "oauth: {grant: password}", `mcp_servers[0].oauth.grant: want authorization_code or client_credentials, got "password"`},
+		{"client credentials without a secret", "oauth: {grant: client_credentials, client_id: svc}", `mcp_servers[0].oauth.grant: client_credentials needs client_id and client_secret`},
 		{"metadata over http", "oauth: {client_metadata_url: \"http://x.example/c.json\"}", `mcp_servers[0].oauth.client_metadata_url: want an https URL with a path`},
 	}
 	for _, tc := range tests {

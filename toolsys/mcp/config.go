@@ -130,6 +130,11 @@ func (c ServerConfig) Validate() error {
 	if c.OAuth != nil && c.BearerToken != "" {
 		return fmt.Errorf("%w: server %s: set BearerToken or OAuth, not both", ErrInvalidConfig, c.Name)
 	}
+	if c.OAuth != nil {
+		if err := c.OAuth.validate(); err != nil {
+			return fmt.Errorf("%w: server %s: %w", ErrInvalidConfig, c.Name, err)
+		}
+	}
 	if c.Permission != nil && (*c.Permission < toolsys.PermNone || *c.Permission > toolsys.PermExecute) {
 		return fmt.Errorf("%w: server %s: Permission %v", ErrInvalidConfig, c.Name, *c.Permission)
 	}

@@ -64,6 +64,11 @@ func conformanceClient(serverURL, scenario, contextJSON string) error {
 		cfg.Elicit = func(context.Context, mcp.Elicitation) (mcp.ElicitAnswer, error) {
 			return mcp.ElicitAnswer{Action: mcp.ElicitAccept}, nil
 		}
+	case scenario == "auth/client-credentials-basic":
+		tool = "test-tool"
+		id, _ := sc["client_id"].(string)
+		secret, _ := sc["client_secret"].(string)
+		cfg.OAuth = &mcp.OAuthConfig{Grant: mcp.GrantClientCredentials, ClientID: id, ClientSecret: secret}
 	case strings.HasPrefix(scenario, "auth/"):
 		tool = "test-tool"
 		id, _ := sc["client_id"].(string)

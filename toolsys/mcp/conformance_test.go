@@ -20,8 +20,9 @@ const conformanceDir = "toolsys/mcp/testdata/conformance"
 // conformanceScenarios are the suite's client scenarios agcore passes.
 // Left out, with the reasons in docs/mcp-conformance.md:
 // auth/2025-03-26-oauth-metadata-backcompat (its metadata's issuer differs
-// from the URL it is served at, which the client refuses), and the three
-// extension scenarios of machine-to-machine grants.
+// from the URL it is served at, which the client refuses), and the
+// extension scenarios auth/client-credentials-jwt and
+// auth/cross-app-access-complete-flow, grants agcore does not offer.
 var conformanceScenarios = []string{
 	"initialize",
 	"tools_call",
@@ -45,6 +46,7 @@ var conformanceScenarios = []string{
 	"auth/resource-mismatch",
 	"auth/offline-access-scope",
 	"auth/offline-access-not-supported",
+	"auth/client-credentials-basic",
 }
 
 // TestConformance_Client runs the official MCP conformance suite's client

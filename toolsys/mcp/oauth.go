@@ -7,8 +7,10 @@ import (
 	"net/http"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/auth/extauth"
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
 	"github.com/rs/zerolog"
 	"golang.org/x/oauth2"
@@ -41,6 +43,11 @@ type OAuthConfig struct {
 	// Scopes are asked for besides those the server's challenge or
 	// metadata names. Empty means only those.
 	Scopes []string `json:"scopes,omitempty" yaml:"scopes,omitempty"`
+	// Grant is the OAuth grant: GrantAuthorizationCode (the default when
+	// empty: a user authorizes, interactively) or GrantClientCredentials
+	// (a service authenticates with ClientID and ClientSecret, no user;
+	// its tokens are obtained again rather than stored).
+	Grant string `json:"grant,omitempty" yaml:"grant,omitempty"`
 
 	// Store keeps the tokens and the client registration between runs.
 	// Nil keeps them in memory for the life of the Conn.
@@ -56,6 +63,83 @@ type OAuthConfig struct {
 	// Redactor, when set, learns every token and client secret obtained,
 	// so that none can reach a log line.
 	Redactor *redact.Redactor `json:"-" yaml:"-"`
+}
+
+// The grants of OAuthConfig.Grant.
+const (
+	GrantAuthorizationCode = "authorization_code"
+	GrantClientCredentials = "client_credentials"
+)
+
+// validate reports what cannot work in o, naming the field.
+func (o *OAuthConfig) validate() error {
+	switch o.Grant {
+	case "", GrantAuthorizationCode:
+	case GrantClientCredentials:
+		if o.ClientID == "" || o.ClientSecret == "" {
+			return errors.New("OAuth.Grant client_credentials needs ClientID and ClientSecret")
+		}
+	default:
+		return fmt.Errorf("OAuth.Grant %q: want %s or %s", o.Grant, GrantAuthorizationCode, GrantClientCredentials)
+	}
+	return nil
+}
+
+// clientCredentials is the SDK's client-credentials handler, run on a
+// context that outlives the request that asked for authorization: its
+// token source keeps that context for every later token request.
+type clientCredentials struct {
+	inner *extauth.ClientCredentialsHandler
+	learn func(...string)
+}
+
+// newClientCredentials returns the handler of the client-credentials
+// grant.
+func newClientCredentials(cfg ServerConfig) (*clientCredentials, error) {
+	oc := cfg.OAuth
+	client := oc.HTTPClient
+	if client == nil {
+		client = &http.Client{Timeout: 30 * time.Second}
+	}
+	inner, err := extauth.NewClientCredentialsHandler(&extauth.ClientCredentialsHandlerConfig{
+		Credentials: &oauthex.ClientCredentials{ClientID: oc.ClientID, ClientSecretAuth: &oauthex.ClientSecretAuth{ClientSecret: oc.ClientSecret}},
+		HTTPClient:  client,
+	})
+	if err != nil {
+		return nil, &ServerError{Server: cfg.Name, Op: "oauth", Err: err}
+	}
+	h := &oauthHandler{cfg: *oc}
+	h.learn(oc.ClientSecret)
+	return &clientCredentials{inner: inner, learn: h.learn}, nil
+}
+
+// TokenSource implements auth.OAuthHandler; the tokens it gives are
+// added to the redactor.
+func (c *clientCredentials) TokenSource(ctx context.Context) (oauth2.TokenSource, error) {
+	ts, err := c.inner.TokenSource(ctx)
+	if ts == nil || err != nil {
+		return ts, err
+	}
+	return learningSource{ts, c.learn}, nil
+}
+
+// Authorize implements auth.OAuthHandler.
+func (c *clientCredentials) Authorize(ctx context.Context, req *http.Request, resp *http.Response) error {
+	return c.inner.Authorize(context.WithoutCancel(ctx), req, resp)
+}
+
+// learningSource tells the redactor about each token it returns.
+type learningSource struct {
+	base  oauth2.TokenSource
+	learn func(...string)
+}
+
+func (l learningSource) Token() (*oauth2.Token, error) {
+	tok, err := l.base.Token()
+	if err == nil && tok != nil {
+		l.learn(tok.AccessToken, tok.RefreshToken)
+	}
+	return tok, err
 }
 
 // AuthorizationRequest is what an Authorizer shows the user.

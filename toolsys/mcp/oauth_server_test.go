@@ -40,7 +40,7 @@ type oauthServer struct {
 	refresh   map[string]grant
 	n         int
 	// seen counts what the server received.
-	registrations, authorizations, codeExchanges, refreshes int
+	registrations, authorizations, codeExchanges, refreshes, clientGrants int
 	// authorizeQueries are the queries of the authorization requests.
 	authorizeQueries []url.Values
 	// bearers are the tokens presented at /mcp, in order.
@@ -105,7 +105,7 @@ func (o *oauthServer) serverMetadata(w http.ResponseWriter, _ *http.Request) {
 		"token_endpoint":                        o.srv.URL + "/token",
 		"registration_endpoint":                 o.srv.URL + "/register",
 		"response_types_supported":              []string{"code"},
-		"grant_types_supported":                 []string{"authorization_code", "refresh_token"},
+		"grant_types_supported":                 []string{"authorization_code", "refresh_token", "client_credentials"},
 		"code_challenge_methods_supported":      []string{"S256"},
 		"token_endpoint_auth_methods_supported": []string{"none"},
 		"scopes_supported":                      []string{"read", "write", "offline_access"},
@@ -195,6 +195,17 @@ func (o *oauthServer) token(w http.ResponseWriter, r *http.Request) {
 		}
 		delete(o.refresh, f.Get("refresh_token"))
 		g = grant{resource: old.resource, scopes: old.scopes}
+	case "client_credentials":
+		o.clientGrants++
+		id, secret, ok := r.BasicAuth()
+		if !ok {
+			id, secret = f.Get("client_id"), f.Get("client_secret")
+		}
+		if id != "svc" || secret != "svc-secret" {
+			writeJSON(w, 401, map[string]string{"error": "invalid_client"})
+			return
+		}
+		g = grant{resource: o.URL(), scopes: strings.Fields(f.Get("scope"))}
 	default:
 		writeJSON(w, 400, map[string]string{"error": "unsupported_grant_type"})
 		return

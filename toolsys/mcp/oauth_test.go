@@ -257,3 +257,29 @@ func TestConn_AuthorizationRequiredGivesUpAtOnce(t *testing.T) {
 		t.Errorf("authorizations = %d, want none", authz)
 	}
 }
+
+// TestOAuth_ClientCredentials authenticates a service with its client id
+// and secret, with no user and no authorizer, and keeps getting tokens
+// after the connection's start has returned.
+func TestOAuth_ClientCredentials(t *testing.T) {
+	o := newOAuthServer(t)
+	o.expiresIn = 1 // each use needs a new token
+	red := redact.New()
+	c := connect(t, mcp.ServerConfig{Name: "svc", URL: o.URL(), OAuth: &mcp.OAuthConfig{
+		Grant: mcp.GrantClientCredentials, ClientID: "svc", ClientSecret: "svc-secret", Redactor: red}})
+	callWhoami(t, c)
+	callWhoami(t, c)
+	o.mu.Lock()
+	grants, authz, last := o.clientGrants, o.authorizations, o.bearers[len(o.bearers)-1]
+	o.mu.Unlock()
+	if grants < 2 || authz != 0 {
+		t.Errorf("client-credentials grants, authorizations = %d, %d; want a new grant per use and no authorization", grants, authz)
+	}
+	if got := red.String("secret svc-secret token " + last); strings.Contains(got, "svc-secret") || strings.Contains(got, last) {
+		t.Errorf("not masked: %q", got)
+	}
+	_, err := mcp.Connect(t.Context(), mcp.ServerConfig{Name: "svc", URL: o.URL(), OAuth: &mcp.OAuthConfig{Grant: mcp.GrantClientCredentials, ClientID: "svc"}}, mcp.Options{})
+	if !errors.Is(err, mcp.ErrInvalidConfig) || !strings.Contains(err.Error(), "needs ClientID and ClientSecret") {
+		t.Errorf("client credentials without a secret: %v", err)
+	}
+}

@@ -83,7 +83,15 @@ func httpTransport(cfg ServerConfig, log zerolog.Logger) (sdk.Transport, error) 
 	}
 	client := &http.Client{Transport: &headerTransport{base: http.DefaultTransport, headers: headers}}
 	t := &sdk.StreamableClientTransport{Endpoint: cfg.URL, HTTPClient: client}
-	if cfg.OAuth != nil {
+	switch {
+	case cfg.OAuth == nil:
+	case cfg.OAuth.Grant == GrantClientCredentials:
+		h, err := newClientCredentials(cfg)
+		if err != nil {
+			return nil, err
+		}
+		t.OAuthHandler = h
+	default:
 		h, err := newOAuthHandler(cfg, log)
 		if err != nil {
 			return nil, err
