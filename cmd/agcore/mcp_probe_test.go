@@ -218,3 +218,33 @@ func (o *tinyOAuth) authorizations() int {
 }
 
 var _ io.Writer = (*browserWriter)(nil)
+
+// TestMCPTest_CallAsksTheServersQuestion asks, on a terminal, the question
+// a server puts during --call, and sends the answer with the defaults.
+func TestMCPTest_CallAsksTheServersQuestion(t *testing.T) {
+	s := sdk.NewServer(&sdk.Implementation{Name: "asker", Version: "1"}, &sdk.ServerOptions{SupportedProtocolVersions: []string{"2025-11-25"}})
+	sdk.AddTool(s, &sdk.Tool{Name: "ask"}, func(ctx context.Context, req *sdk.CallToolRequest, _ struct{}) (*sdk.CallToolResult, any, error) {
+		res, err := req.Session.Elicit(ctx, &sdk.ElicitParams{Message: "Who are you?", RequestedSchema: json.RawMessage(
+			`{"type":"object","properties":{"age":{"type":"integer"},"name":{"type":"string","default":"Ann"}},"required":["age"]}`)})
+		if err != nil {
+			return nil, nil, err
+		}
+		data, _ := json.Marshal(res.Content)
+		return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: res.Action + " " + string(data)}}}, nil, nil
+	})
+	srv := httptest.NewServer(sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s }, nil))
+	defer srv.Close()
+	var stdout, stderr strings.Builder
+	a := newApp(&stdout, &stderr, testEnv(t, nil))
+	a.terminal = func(any) bool { return true }
+	code := a.execute(t.Context(), []string{"mcp", "test", "--call", "ask", srv.URL}, strings.NewReader("7\n\na\n"))
+	if code != exitOK {
+		t.Fatalf("exit %d\nstderr:\n%s", code, stderr.String())
+	}
+	if !strings.Contains(stderr.String(), "MCP server test asks: Who are you?") {
+		t.Errorf("the question was not asked:\n%s", stderr.String())
+	}
+	if !strings.Contains(stdout.String(), `call ask:`+"\n"+`accept {"age":7,"name":"Ann"}`) {
+		t.Errorf("stdout:\n%s", stdout.String())
+	}
+}

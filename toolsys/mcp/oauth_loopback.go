@@ -77,26 +77,22 @@ func (a *LoopbackAuthorizer) Authorize(ctx context.Context, req AuthorizationReq
 	failures := make(chan error, 1)
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /callback", func(w http.ResponseWriter, r *http.Request) {
-		q := r.URL.Query()
-		if q.Get("state") != state || state == "" {
+		res, err := callbackResult(r.URL.Query(), state)
+		switch {
+		case errors.Is(err, errForeignCallback):
 			http.Error(w, "this is not the authorization agcore is waiting for", http.StatusBadRequest)
 			return
-		}
-		if e := q.Get("error"); e != "" {
-			msg := e
-			if d := q.Get("error_description"); d != "" {
-				msg += ": " + d
-			}
-			http.Error(w, "authorization refused: "+msg, http.StatusBadRequest)
+		case err != nil:
+			http.Error(w, err.Error(), http.StatusBadRequest)
 			select {
-			case failures <- fmt.Errorf("the authorization server refused: %s", msg):
+			case failures <- err:
 			default:
 			}
 			return
 		}
 		fmt.Fprintf(w, "<!doctype html><p>agcore is authorized for MCP server %s. You can close this tab.</p>\n", html.EscapeString(req.Server))
 		select {
-		case results <- AuthorizationResult{Code: q.Get("code"), State: q.Get("state"), Iss: q.Get("iss")}:
+		case results <- res:
 		default:
 		}
 	})
@@ -149,4 +145,29 @@ func (a *LoopbackAuthorizer) listener(ctx context.Context, redirect string) (net
 		return nil, fmt.Errorf("oauth redirect listener on %s: %w", u.Host, err)
 	}
 	return ln, nil
+}
+
+// errForeignCallback marks a callback that does not carry the state of
+// the authorization waited for.
+var errForeignCallback = errors.New("not the authorization waited for")
+
+// callbackResult reads the query of a redirect to the callback of the
+// authorization whose state is state: errForeignCallback when it is not
+// that one (another state, or none), the authorization server's refusal
+// when it refused, else the code.
+func callbackResult(q url.Values, state string) (AuthorizationResult, error) {
+	if state == "" || q.Get("state") != state {
+		return AuthorizationResult{}, errForeignCallback
+	}
+	if e := q.Get("error"); e != "" {
+		msg := e
+		if d := q.Get("error_description"); d != "" {
+			msg += ": " + d
+		}
+		return AuthorizationResult{}, fmt.Errorf("the authorization server refused: %s", msg)
+	}
+	if q.Get("code") == "" {
+		return AuthorizationResult{}, errors.New("the redirect carries no authorization code")
+	}
+	return AuthorizationResult{Code: q.Get("code"), State: state, Iss: q.Get("iss")}, nil
 }
