@@ -108,9 +108,10 @@ func newClientCredentials(cfg ServerConfig) (*clientCredentials, error) {
 	if err != nil {
 		return nil, &ServerError{Server: cfg.Name, Op: "oauth", Err: err}
 	}
-	h := &oauthHandler{cfg: *oc}
-	h.learn(oc.ClientSecret)
-	return &clientCredentials{inner: inner, learn: h.learn}, nil
+	red := oc.Redactor
+	learn := func(values ...string) { learnSecrets(red, values...) }
+	learn(oc.ClientSecret)
+	return &clientCredentials{inner: inner, learn: learn}, nil
 }
 
 // TokenSource implements auth.OAuthHandler; the tokens it gives are
@@ -120,7 +121,7 @@ func (c *clientCredentials) TokenSource(ctx context.Context) (oauth2.TokenSource
 	if ts == nil || err != nil {
 		return ts, err
 	}
-	return learningSource{ts, c.learn}, nil
+	return &learningSource{base: ts, learn: c.learn}, nil
 }
 
 // Authorize implements auth.OAuthHandler.
@@ -128,18 +129,28 @@ func (c *clientCredentials) Authorize(ctx context.Context, req *http.Request, re
 	return c.inner.Authorize(context.WithoutCancel(ctx), req, resp)
 }
 
-// learningSource tells the redactor about each token it returns.
+// learningSource tells the redactor about each new token it returns.
 type learningSource struct {
 	base  oauth2.TokenSource
 	learn func(...string)
+
+	mu   sync.Mutex
+	last string
 }
 
-func (l learningSource) Token() (*oauth2.Token, error) {
+// Token implements oauth2.TokenSource.
+func (l *learningSource) Token() (*oauth2.Token, error) {
 	tok, err := l.base.Token()
-	if err == nil && tok != nil {
+	if err != nil || tok == nil {
+		return tok, err
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if tok.AccessToken != l.last {
+		l.last = tok.AccessToken
 		l.learn(tok.AccessToken, tok.RefreshToken)
 	}
-	return tok, err
+	return tok, nil
 }
 
 // AuthorizationRequest is what an Authorizer shows the user.
@@ -335,12 +346,15 @@ func (h *oauthHandler) persisting(oc *oauth2.Config, tok *oauth2.Token) oauth2.T
 }
 
 // learn tells the redactor about credentials.
-func (h *oauthHandler) learn(values ...string) {
-	if h.cfg.Redactor == nil {
+func (h *oauthHandler) learn(values ...string) { learnSecrets(h.cfg.Redactor, values...) }
+
+// learnSecrets adds values to r, when there is one.
+func learnSecrets(r *redact.Redactor, values ...string) {
+	if r == nil {
 		return
 	}
 	for _, v := range values {
-		h.cfg.Redactor.Add(v, "")
+		r.Add(v, "")
 	}
 }
 
