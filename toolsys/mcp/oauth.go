@@ -198,6 +198,10 @@ type oauthHandler struct {
 	cfg         OAuthConfig
 	log         zerolog.Logger
 
+	// authMu lets one authorization run at a time: requests refused
+	// together wait for it, then retry with its token.
+	authMu sync.Mutex
+
 	mu     sync.Mutex
 	inner  *auth.AuthorizationCodeHandler
 	ts     oauth2.TokenSource
@@ -243,6 +247,13 @@ func (h *oauthHandler) TokenSource(context.Context) (oauth2.TokenSource, error) 
 // Authorize implements auth.OAuthHandler: it runs the flow after a 401, or
 // a 403 with insufficient_scope.
 func (h *oauthHandler) Authorize(ctx context.Context, req *http.Request, resp *http.Response) error {
+	h.authMu.Lock()
+	defer h.authMu.Unlock()
+	if h.tokenChangedSince(req) {
+		// Another request was authorized meanwhile: retry with its token.
+		_ = resp.Body.Close()
+		return nil
+	}
 	h.mu.Lock()
 	inner := h.inner
 	h.mu.Unlock()
@@ -268,6 +279,22 @@ func (h *oauthHandler) Authorize(ctx context.Context, req *http.Request, resp *h
 	h.ts = ts
 	h.mu.Unlock()
 	return nil
+}
+
+// tokenChangedSince reports whether the current token differs from the
+// one req was sent with.
+func (h *oauthHandler) tokenChangedSince(req *http.Request) bool {
+	h.mu.Lock()
+	ts := h.ts
+	h.mu.Unlock()
+	if ts == nil {
+		return false
+	}
+	tok, err := ts.Token()
+	if err != nil || tok == nil || tok.AccessToken == "" {
+		return false
+	}
+	return req.Header.Get("Authorization") != "Bearer "+tok.AccessToken
 }
 
 // newInner builds the SDK handler, with the Authorizer's redirect URL.

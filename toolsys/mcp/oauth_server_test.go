@@ -45,6 +45,9 @@ type oauthServer struct {
 	authorizeQueries []url.Values
 	// bearers are the tokens presented at /mcp, in order.
 	bearers []string
+	// onUnauthorized, when set, is called with the method of each request
+	// refused with 401 (after the answer is written).
+	onUnauthorized func(method string)
 }
 
 type codeGrant struct {
@@ -243,12 +246,16 @@ func (o *oauthServer) protect(next http.Handler) http.Handler {
 		if msg.Method == "tools/call" && o.callScope != "" {
 			need = append(need, o.callScope)
 		}
+		onUnauthorized := o.onUnauthorized
 		o.mu.Unlock()
 		challenge := fmt.Sprintf(`Bearer resource_metadata=%q, scope="read"`, o.metadataURL())
 		switch {
 		case !ok || g.revoked || g.resource != o.URL():
 			w.Header().Set("WWW-Authenticate", challenge)
 			http.Error(w, "invalid token", http.StatusUnauthorized)
+			if onUnauthorized != nil {
+				onUnauthorized(msg.Method)
+			}
 			return
 		case !slices.Contains(g.scopes, "read"):
 			w.Header().Set("WWW-Authenticate", challenge)

@@ -283,3 +283,45 @@ func TestOAuth_ClientCredentials(t *testing.T) {
 		t.Errorf("client credentials without a secret: %v", err)
 	}
 }
+
+// TestOAuth_ConcurrentRefusalsAuthorizeOnce runs one authorization when
+// two calls are refused together: the second waits for the first and
+// retries with its token, so the user is not sent to the browser twice.
+func TestOAuth_ConcurrentRefusalsAuthorizeOnce(t *testing.T) {
+	o := newOAuthServer(t)
+	var out bytes.Buffer
+	cfg := oauthConfig(t, o, t.TempDir(), &out)
+	c := connect(t, cfg)
+	callWhoami(t, c)
+	// Both calls are refused before the first authorization goes on.
+	refused := make(chan struct{}, 2)
+	o.mu.Lock()
+	o.onUnauthorized = func(method string) {
+		if method == "tools/call" {
+			refused <- struct{}{}
+		}
+	}
+	o.mu.Unlock()
+	open := cfg.OAuth.Authorizer.(*mcp.LoopbackAuthorizer).Open
+	cfg.OAuth.Authorizer.(*mcp.LoopbackAuthorizer).Open = func(u string) error {
+		<-refused
+		<-refused
+		return open(u)
+	}
+	o.revokeAll()
+	errs := make(chan error, 2)
+	for range 2 {
+		go func() {
+			_, err := c.CallTool(t.Context(), "whoami", nil)
+			errs <- err
+		}()
+	}
+	for range 2 {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, authz, _, _ := o.counts(); authz != 2 {
+		t.Errorf("authorizations = %d, want 2 (connect, then one for both calls)", authz)
+	}
+}
