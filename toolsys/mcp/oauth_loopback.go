@@ -10,16 +10,15 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
-	"sync"
 	"time"
 )
 
 // LoopbackAuthorizer is the Authorizer of a program with a user at a
 // terminal: it prints the authorization URL (and may open a browser), and
 // receives the redirect on an HTTP listener bound to 127.0.0.1 only, at
-// http://127.0.0.1:PORT/callback. The listener is open from RedirectURL
-// until Authorize returns, and answers only the callback that carries the
-// state of the request it waits for.
+// http://127.0.0.1:PORT/callback. The listener is open only while
+// Authorize waits, and answers only the callback that carries the state of
+// the request it waits for.
 type LoopbackAuthorizer struct {
 	// Out receives the authorization URL and the instructions. Nil means
 	// io.Discard, which only suits a program that sets Open.
@@ -27,36 +26,28 @@ type LoopbackAuthorizer struct {
 	// Open, when set, is called with the authorization URL (to open a
 	// browser); an error is printed and the URL stays on Out.
 	Open func(url string) error
-	// Port is the listener's port. Zero picks a free port for each
-	// authorization (authorization servers accept any port on a loopback
-	// redirect URI, RFC 8252 section 7.3).
+	// Port is the listener's port. Zero picks a port that is free when
+	// RedirectURL is called (authorization servers accept any port on a
+	// loopback redirect URI, RFC 8252 section 7.3).
 	Port int
-
-	mu      sync.Mutex
-	pending map[string]net.Listener // by redirect URL
 }
 
 var _ Authorizer = (*LoopbackAuthorizer)(nil)
 
-// RedirectURL implements Authorizer: it opens the listener and returns its
-// callback URL.
+// RedirectURL implements Authorizer: the callback URL on Port, or on a
+// port free now.
 func (a *LoopbackAuthorizer) RedirectURL(ctx context.Context, server string) (string, error) {
-	var lc net.ListenConfig
-	ln, err := lc.Listen(ctx, "tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(a.Port)))
-	if err != nil {
-		return "", fmt.Errorf("oauth redirect listener on 127.0.0.1:%d: %w", a.Port, err)
+	port := a.Port
+	if port == 0 {
+		var lc net.ListenConfig
+		ln, err := lc.Listen(ctx, "tcp", "127.0.0.1:0")
+		if err != nil {
+			return "", fmt.Errorf("oauth redirect listener on 127.0.0.1: %w", err)
+		}
+		port = ln.Addr().(*net.TCPAddr).Port
+		_ = ln.Close()
 	}
-	u := "http://" + ln.Addr().String() + "/callback"
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if a.pending == nil {
-		a.pending = map[string]net.Listener{}
-	}
-	if old := a.pending[u]; old != nil {
-		_ = old.Close()
-	}
-	a.pending[u] = ln
-	return u, nil
+	return "http://" + net.JoinHostPort("127.0.0.1", strconv.Itoa(port)) + "/callback", nil
 }
 
 // Authorize implements Authorizer: it prints req.URL and waits for the
@@ -67,9 +58,14 @@ func (a *LoopbackAuthorizer) Authorize(ctx context.Context, req AuthorizationReq
 		return AuthorizationResult{}, fmt.Errorf("authorization URL: %w", err)
 	}
 	state := au.Query().Get("state")
-	ln, err := a.listener(ctx, req.RedirectURL)
+	ru, err := url.Parse(req.RedirectURL)
+	if err != nil || ru.Hostname() != "127.0.0.1" {
+		return AuthorizationResult{}, fmt.Errorf("redirect URL %q: not a loopback URL of this authorizer", req.RedirectURL)
+	}
+	var lc net.ListenConfig
+	ln, err := lc.Listen(ctx, "tcp", ru.Host)
 	if err != nil {
-		return AuthorizationResult{}, err
+		return AuthorizationResult{}, fmt.Errorf("oauth redirect listener on %s (set another port with --redirect-port): %w", ru.Host, err)
 	}
 	defer ln.Close()
 
@@ -123,28 +119,6 @@ func (a *LoopbackAuthorizer) Authorize(ctx context.Context, req AuthorizationReq
 	case <-ctx.Done():
 		return AuthorizationResult{}, fmt.Errorf("waiting for the authorization redirect: %w", ctx.Err())
 	}
-}
-
-// listener returns the listener RedirectURL opened for redirect, or opens
-// its address again (a step-up reuses the redirect URL registered).
-func (a *LoopbackAuthorizer) listener(ctx context.Context, redirect string) (net.Listener, error) {
-	a.mu.Lock()
-	ln := a.pending[redirect]
-	delete(a.pending, redirect)
-	a.mu.Unlock()
-	if ln != nil {
-		return ln, nil
-	}
-	u, err := url.Parse(redirect)
-	if err != nil || u.Hostname() != "127.0.0.1" {
-		return nil, fmt.Errorf("redirect URL %q: %w", redirect, errors.New("not a loopback URL of this authorizer"))
-	}
-	var lc net.ListenConfig
-	ln, err = lc.Listen(ctx, "tcp", u.Host)
-	if err != nil {
-		return nil, fmt.Errorf("oauth redirect listener on %s: %w", u.Host, err)
-	}
-	return ln, nil
 }
 
 // errForeignCallback marks a callback that does not carry the state of

@@ -40,8 +40,9 @@ func TestFileTokenStore_RefusesOpenFiles(t *testing.T) {
 }
 
 // TestLoopbackAuthorizer_OnlyItsOwnCallback binds the redirect listener
-// to 127.0.0.1, answers a callback with another state 400 without ending
-// the wait, and returns the code of the callback with the right state.
+// to 127.0.0.1 only while Authorize waits, answers a callback with another
+// state 400 without ending the wait, and returns the code of the callback
+// with the right state.
 func TestLoopbackAuthorizer_OnlyItsOwnCallback(t *testing.T) {
 	a := &mcp.LoopbackAuthorizer{}
 	redirect, err := a.RedirectURL(t.Context(), "srv")
@@ -51,6 +52,11 @@ func TestLoopbackAuthorizer_OnlyItsOwnCallback(t *testing.T) {
 	u, _ := url.Parse(redirect)
 	if u.Hostname() != "127.0.0.1" || u.Path != "/callback" {
 		t.Fatalf("redirect URL %q, want http://127.0.0.1:PORT/callback", redirect)
+	}
+	// Nothing listens before an authorization waits.
+	if resp, err := http.Get(redirect + "?code=early&state=s123"); err == nil {
+		resp.Body.Close()
+		t.Errorf("the redirect listener answers before Authorize")
 	}
 	a.Open = func(string) error {
 		resp, err := http.Get(redirect + "?code=stolen&state=other")
