@@ -33,7 +33,13 @@ type memServer struct {
 
 func newMemServer(t *testing.T, setup func(*sdk.Server)) *memServer {
 	t.Helper()
-	s := sdk.NewServer(&sdk.Implementation{Name: "test-server", Version: "1"}, nil)
+	return newMemServerWith(t, nil, setup)
+}
+
+// newMemServerWith is newMemServer with server options.
+func newMemServerWith(t *testing.T, opts *sdk.ServerOptions, setup func(*sdk.Server)) *memServer {
+	t.Helper()
+	s := sdk.NewServer(&sdk.Implementation{Name: "test-server", Version: "1"}, opts)
 	setup(s)
 	m := &memServer{server: s}
 	t.Cleanup(m.closeSessions)

@@ -192,7 +192,11 @@ func (a *mcpConnActor) connect(ctx actor.Context) {
 			root.Send(self, &mcpFailed{conn: conn, err: st.Err})
 		}
 	}
-	conn, err := mcp.NewConn(srv.cfg, mcp.ConnOptions{
+	cfg := srv.cfg
+	if cfg.Sampling && cfg.Sample == nil {
+		cfg.Sample = rt.mcpSample(cfg.Name)
+	}
+	conn, err := mcp.NewConn(cfg, mcp.ConnOptions{
 		Logger:  rt.logger,
 		Sleep:   rt.sleep,
 		Rand:    func() float64 { return float64(rt.rnd.Int64N(1<<53)) / (1 << 53) },

@@ -19,15 +19,15 @@ import (
 	"github.com/agcore/agcore/toolsys/mcp"
 )
 
-// newMCPCommand returns `agcore mcp` and its `serve` subcommand.
+// newMCPCommand returns `agcore mcp` and its `serve` and `test` subcommands.
 func newMCPCommand(a *app) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "mcp",
-		Short: "Model Context Protocol: serve agcore's tools to MCP clients",
+		Short: "Model Context Protocol: serve agcore's tools, test a server",
 		Args:  unknownCommand,
 		RunE:  func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
-	cmd.AddCommand(newMCPServeCommand(a))
+	cmd.AddCommand(newMCPServeCommand(a), newMCPTestCommand(a))
 	return cmd
 }
 

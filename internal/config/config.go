@@ -378,6 +378,19 @@ type MCPServer struct {
 	// BearerTokenEnv is the NAME of the environment variable holding a
 	// bearer token for URL. Empty means none.
 	BearerTokenEnv string `yaml:"bearer_token_env"`
+	// BearerToken is a <secret_ref:NAME> placeholder for the bearer token
+	// sent to URL, read from the environment variable AGCORE_SECRET_NAME;
+	// never the token itself. Header values may hold placeholders too.
+	// Empty means none.
+	BearerToken string `yaml:"bearer_token"`
+	// OAuth runs the MCP authorization flow for URL (see MCPOAuth). Nil
+	// means none.
+	OAuth *MCPOAuth `yaml:"oauth"`
+	// Sampling lets the server ask the default model for completions
+	// (sampling/createMessage), each approved like a tool call of
+	// mcp__<name>__sampling and counted in the usage. False (the default)
+	// refuses them.
+	Sampling bool `yaml:"sampling"`
 	// Permission is the level the permission pipeline checks for the
 	// server's tools: none, read-only, write or execute. Empty means
 	// execute.

@@ -28,5 +28,7 @@
 // type or a value that fails validation gives an *Error (matching
 // ErrInvalid) whose problems each name the file, the line and the key.
 // Secrets never go in the file: api_key_env and bearer_token_env name the
-// environment variables that hold them.
+// environment variables that hold them, and an MCP server's bearer_token
+// and header values take <secret_ref:NAME> placeholders, read from
+// AGCORE_SECRET_NAME and masked by the redactor.
 package config

@@ -48,6 +48,15 @@ type BuildOptions struct {
 	// (Authorization, X-Api-Key, ...) it reads to it, and gives it to
 	// the tool registry and the runtime. Nil means a new one (Built.Redactor).
 	Redactor *redact.Redactor
+	// MCPAuthorizer carries out the interactive step of the MCP servers'
+	// authorization flow (see mcp.LoopbackAuthorizer). Nil means no one
+	// can authorize: stored tokens are used and refreshed, and a server
+	// that needs a new authorization fails with a message naming
+	// `agcore mcp test`.
+	MCPAuthorizer mcp.Authorizer
+	// MCPElicit answers the MCP servers' questions (elicitation/create).
+	// Nil means the servers may not ask.
+	MCPElicit mcp.ElicitFunc
 }
 
 // Built is a runtime configuration made from a Config, with the resources
@@ -136,7 +145,11 @@ func Build(ctx context.Context, c *Config, opts BuildOptions) (*Built, error) {
 			if err != nil {
 				return nil, err
 			}
+			c.mcpClient(s, &sc, opts)
 			opts.Redactor.Add(sc.BearerToken, "")
+			for _, v := range s.secretValues(opts.Getenv) {
+				opts.Redactor.Add(v, "")
+			}
 			for name, v := range sc.Headers {
 				if redact.SecretKey(name) {
 					opts.Redactor.Add(v, "")
@@ -156,6 +169,9 @@ func Build(ctx context.Context, c *Config, opts BuildOptions) (*Built, error) {
 		return nil, fmt.Errorf("config: %w", err) // NewWorkspace names the workspace
 	}
 	b.closers = append(b.closers, ws.Close)
+	for i := range servers {
+		servers[i].Roots = []string{ws.Root()} // roots/list answers with the workspace
+	}
 	durability, err := parseDurability(c.Durability)
 	if err != nil {
 		return nil, fmt.Errorf("config: %w", err)
@@ -397,6 +413,9 @@ func (s MCPServer) ServerConfig(getenv func(string) string) (mcp.ServerConfig, e
 		if sc.BearerToken = getenv(s.BearerTokenEnv); sc.BearerToken == "" {
 			return mcp.ServerConfig{}, fmt.Errorf("config: mcp server %s: environment variable %s is empty", s.Name, s.BearerTokenEnv)
 		}
+	}
+	if err := s.resolveSecretRefs(&sc, getenv); err != nil {
+		return mcp.ServerConfig{}, err
 	}
 	if err := sc.Validate(); err != nil {
 		return mcp.ServerConfig{}, fmt.Errorf("config: %w", err)

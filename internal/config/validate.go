@@ -340,7 +340,7 @@ func (c *Config) validateMCP(ps *problems) {
 		case s.Command != "" && s.URL != "":
 			ps.add(key, "set command or url, not both")
 		case s.Command != "":
-			for field, set := range map[string]bool{"headers": len(s.Headers) > 0, "bearer_token_env": s.BearerTokenEnv != ""} {
+			for field, set := range map[string]bool{"headers": len(s.Headers) > 0, "bearer_token_env": s.BearerTokenEnv != "", "bearer_token": s.BearerToken != "", "oauth": s.OAuth != nil} {
 				if set {
 					ps.add(key+"."+field, "only for a server with url")
 				}
@@ -363,6 +363,7 @@ func (c *Config) validateMCP(ps *problems) {
 		if s.BearerTokenEnv != "" && (!envNameRE.MatchString(s.BearerTokenEnv) || keyLikeRE.MatchString(s.BearerTokenEnv)) {
 			ps.add(key+".bearer_token_env", "want the NAME of an environment variable, never the token itself")
 		}
+		validateMCPCredentials(ps, key, s)
 		if _, err := toolsys.ParsePermission(s.Permission); err != nil {
 			ps.add(key+".permission", "%v", err)
 		}

@@ -50,8 +50,13 @@ type Client struct {
 	died atomic.Bool
 
 	refresh     chan struct{} // a tools/list_changed notification is pending
+	relist      chan struct{} // a resources or prompts list_changed notification is pending
 	stopRefresh context.CancelFunc
 	wg          sync.WaitGroup
+
+	progressMu sync.Mutex
+	progressN  int64
+	progressFn map[string]func(Progress)
 
 	mu        sync.RWMutex
 	defs      []*sdk.Tool
@@ -77,16 +82,13 @@ func Connect(ctx context.Context, cfg ServerConfig, opts Options) (*Client, erro
 	if err != nil {
 		return nil, unavailable(cfg.Name, "connect", err)
 	}
-	c := &Client{cfg: cfg, opts: opts, log: log, att: att, done: make(chan struct{}), refresh: make(chan struct{}, 1)}
+	c := &Client{cfg: cfg, opts: opts, log: log, att: att, done: make(chan struct{}), refresh: make(chan struct{}, 1), relist: make(chan struct{}, 1)}
 	version := opts.ClientVersion
 	if version == "" {
 		version = "dev"
 	}
-	sc := sdk.NewClient(&sdk.Implementation{Name: "agcore", Version: version}, &sdk.ClientOptions{
-		// agcore offers no roots, sampling or elicitation.
-		Capabilities:           &sdk.ClientCapabilities{},
-		ToolListChangedHandler: func(context.Context, *sdk.ToolListChangedRequest) { c.signalRefresh() },
-	})
+	sc := sdk.NewClient(&sdk.Implementation{Name: "agcore", Version: version}, c.clientOptions())
+	c.addRoots(sc)
 	sess, err := sc.Connect(ictx, att.transport, nil)
 	if err != nil {
 		return nil, c.connectError(err)
@@ -107,6 +109,7 @@ func Connect(ctx context.Context, cfg ServerConfig, opts Options) (*Client, erro
 		_ = sess.Close()
 		return nil, c.connectError(err)
 	}
+	c.subscribeLogs(ictx)
 	rctx, stop := context.WithCancel(context.WithoutCancel(ctx))
 	c.stopRefresh = stop
 	c.wg.Go(func() { c.refreshLoop(rctx) })
@@ -130,6 +133,11 @@ func (c *Client) list(ctx context.Context) error {
 	if err := c.listTools(ctx); err != nil {
 		return err
 	}
+	return c.listCatalog(ctx)
+}
+
+// listCatalog fetches the resources and prompts, when the server has them.
+func (c *Client) listCatalog(ctx context.Context) error {
 	caps := c.sess.InitializeResult().Capabilities
 	var resources []*sdk.Resource
 	if caps != nil && caps.Resources != nil {
@@ -181,7 +189,16 @@ func (c *Client) signalRefresh() {
 	}
 }
 
+// signalRelist asks the refresh loop for new resource and prompt lists.
+func (c *Client) signalRelist() {
+	select {
+	case c.relist <- struct{}{}:
+	default:
+	}
+}
+
 // refreshLoop refreshes the tool list on notifications/tools/list_changed,
+// and the resource and prompt lists on their list_changed notifications,
 // off the SDK's notification handler.
 func (c *Client) refreshLoop(ctx context.Context) {
 	for {
@@ -190,6 +207,16 @@ func (c *Client) refreshLoop(ctx context.Context) {
 			return
 		case <-c.done:
 			return
+		case <-c.relist:
+			lctx, cancel := context.WithTimeout(ctx, c.cfg.initTimeout())
+			err := c.listCatalog(lctx)
+			cancel()
+			if err != nil {
+				c.log.Warn().Err(err).Msg("mcp: refreshing the resource and prompt lists failed")
+			} else if c.opts.OnCatalogChanged != nil {
+				c.opts.OnCatalogChanged()
+			}
+			continue
 		case <-c.refresh:
 		}
 		lctx, cancel := context.WithTimeout(ctx, c.cfg.initTimeout())
@@ -259,14 +286,16 @@ func (c *Client) toolDefs() []*sdk.Tool {
 	return c.defs
 }
 
-// Resources returns the resources listed at connection.
+// Resources returns the resources listed at connection, and again after
+// each notifications/resources/list_changed.
 func (c *Client) Resources() []*sdk.Resource {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
 	return slices.Clone(c.resources)
 }
 
-// Prompts returns the prompts listed at connection.
+// Prompts returns the prompts listed at connection, and again after each
+// notifications/prompts/list_changed.
 func (c *Client) Prompts() []*sdk.Prompt {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
@@ -279,6 +308,15 @@ func (c *Client) Prompts() []*sdk.Prompt {
 // an error the server answered with is a *ServerError wrapping the SDK's
 // *jsonrpc.Error.
 func (c *Client) CallTool(ctx context.Context, name string, args json.RawMessage) (*sdk.CallToolResult, error) {
+	return c.CallToolProgress(ctx, name, args, nil)
+}
+
+// CallToolProgress is CallTool with a progress token: the server's
+// progress notifications for the call are passed to onProgress (when not
+// nil), from the connection's goroutines, until the call returns.
+// Notifications are handled concurrently with the reply: one that arrives
+// after the call has returned is dropped.
+func (c *Client) CallToolProgress(ctx context.Context, name string, args json.RawMessage, onProgress func(Progress)) (*sdk.CallToolResult, error) {
 	op := "call tool " + name
 	if err := c.usable(op); err != nil {
 		return nil, err
@@ -286,7 +324,13 @@ func (c *Client) CallTool(ctx context.Context, name string, args json.RawMessage
 	if len(args) == 0 {
 		args = json.RawMessage("{}")
 	}
-	res, err := c.sess.CallTool(ctx, &sdk.CallToolParams{Name: name, Arguments: args})
+	params := &sdk.CallToolParams{Name: name, Arguments: args}
+	if onProgress != nil {
+		token := c.watchProgress(onProgress)
+		defer c.unwatchProgress(token)
+		params.SetProgressToken(token)
+	}
+	res, err := c.sess.CallTool(ctx, params)
 	if err != nil {
 		return nil, c.wrap(ctx, op, err)
 	}
@@ -410,4 +454,9 @@ func (c *Client) Close() error {
 		return &ServerError{Server: c.cfg.Name, Op: "close", Err: err}
 	}
 	return nil
+}
+
+// RemoteTools returns the server's tool definitions as it listed them.
+func (c *Client) RemoteTools() []*sdk.Tool {
+	return slices.Clone(c.toolDefs())
 }

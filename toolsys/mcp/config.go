@@ -48,6 +48,9 @@ type ServerConfig struct {
 	Headers map[string]string `json:"headers,omitempty" yaml:"headers,omitempty"`
 	// BearerToken, when set, is sent as "Authorization: Bearer <token>".
 	BearerToken string `json:"bearer_token,omitempty" yaml:"bearer_token,omitempty"`
+	// OAuth, when set, runs the MCP authorization flow when the server
+	// answers 401 (see OAuthConfig). Nil means none. Not with BearerToken.
+	OAuth *OAuthConfig `json:"oauth,omitempty" yaml:"oauth,omitempty"`
 
 	// Transport, when set, makes the transport of each connection attempt
 	// (an in-process server, a custom carrier). It is called once per
@@ -70,6 +73,24 @@ type ServerConfig struct {
 	// InitTimeout bounds starting the server and the initialize handshake.
 	// Zero means DefaultInitTimeout.
 	InitTimeout time.Duration `json:"init_timeout,omitempty" yaml:"init_timeout,omitempty"`
+
+	// Elicit answers the server's questions (elicitation/create); the
+	// client then announces the elicitation capability. Nil means the
+	// server may not ask.
+	Elicit ElicitFunc `json:"-" yaml:"-"`
+	// ElicitTimeout bounds how long a question waits for its answer before
+	// it is cancelled. Zero means DefaultElicitTimeout.
+	ElicitTimeout time.Duration `json:"elicit_timeout,omitempty" yaml:"elicit_timeout,omitempty"`
+	// Sampling lets the server ask for model completions
+	// (sampling/createMessage), answered by Sample; the client then
+	// announces the sampling capability. False (the default) refuses.
+	Sampling bool `json:"sampling,omitempty" yaml:"sampling,omitempty"`
+	// Sample answers the sampling requests when Sampling is set. Nil
+	// refuses them.
+	Sample SampleFunc `json:"-" yaml:"-"`
+	// Roots are the directories the client offers the server
+	// (roots/list), as absolute paths. Empty means none.
+	Roots []string `json:"roots,omitempty" yaml:"roots,omitempty"`
 
 	// ResourceTools adds the tools mcp__<Name>__list_resources and
 	// mcp__<Name>__read_resource, so that agents can reach the server's
@@ -101,6 +122,17 @@ func (c ServerConfig) Validate() error {
 		u, err := url.Parse(c.URL)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 			return fmt.Errorf("%w: server %s: URL %q: want an http or https URL", ErrInvalidConfig, c.Name, c.URL)
+		}
+	}
+	if c.OAuth != nil && c.URL == "" {
+		return fmt.Errorf("%w: server %s: OAuth needs a URL", ErrInvalidConfig, c.Name)
+	}
+	if c.OAuth != nil && c.BearerToken != "" {
+		return fmt.Errorf("%w: server %s: set BearerToken or OAuth, not both", ErrInvalidConfig, c.Name)
+	}
+	if c.OAuth != nil {
+		if err := c.OAuth.validate(); err != nil {
+			return fmt.Errorf("%w: server %s: %w", ErrInvalidConfig, c.Name, err)
 		}
 	}
 	if c.Permission != nil && (*c.Permission < toolsys.PermNone || *c.Permission > toolsys.PermExecute) {
@@ -141,4 +173,8 @@ type Options struct {
 	// ClientVersion is the version agcore announces in initialize. Empty
 	// means "dev".
 	ClientVersion string
+	// OnCatalogChanged is called, from a goroutine of the Client, after
+	// the resource and prompt lists were refreshed following a
+	// list_changed notification.
+	OnCatalogChanged func()
 }

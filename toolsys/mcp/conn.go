@@ -138,6 +138,12 @@ func NewConn(cfg ServerConfig, opts ConnOptions) (*Conn, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
+	if cfg.OAuth != nil && cfg.OAuth.Store == nil {
+		// The tokens outlive each attempt: a reconnection reuses them.
+		oc := *cfg.OAuth
+		oc.Store = NewMemoryTokenStore()
+		cfg.OAuth = &oc
+	}
 	if opts.MaxFailures == 0 {
 		opts.MaxFailures = DefaultMaxFailures
 	}
@@ -322,6 +328,13 @@ func (c *Conn) run(ctx context.Context) {
 				break
 			}
 			failures, lastErr = failures+1, err
+			if errors.Is(err, ErrAuthorizationRequired) {
+				// No attempt can succeed until someone authorizes.
+				reason := &ServerError{Server: c.cfg.Name, Op: "connect", Err: fmt.Errorf("%w: %w", ErrGaveUp, err)}
+				c.log.Error().Err(reason).Msg("mcp: giving up")
+				c.finish(StateFailed, reason)
+				return
+			}
 			if c.gaveUp(failures, err) {
 				return
 			}
@@ -489,6 +502,16 @@ func (c *Conn) CallTool(ctx context.Context, name string, args json.RawMessage) 
 		return nil, err
 	}
 	return cl.CallTool(ctx, name, args)
+}
+
+// CallToolProgress calls a remote tool on the current session, passing
+// its progress notifications to onProgress (see Client.CallToolProgress).
+func (c *Conn) CallToolProgress(ctx context.Context, name string, args json.RawMessage, onProgress func(Progress)) (*sdk.CallToolResult, error) {
+	cl, err := c.current("call tool " + name)
+	if err != nil {
+		return nil, err
+	}
+	return cl.CallToolProgress(ctx, name, args, onProgress)
 }
 
 // ListResources lists the server's resources on the current session.

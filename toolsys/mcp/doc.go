@@ -35,6 +35,33 @@
 // Metadata, and the server's isError flag in IsError whether or not text
 // came with it.
 //
+// # Authorization
+//
+// An HTTP server is reached with static Headers and a BearerToken, or with
+// the MCP authorization flow when ServerConfig.OAuth is set: on a 401 the
+// client follows the server's WWW-Authenticate challenge to its
+// protected-resource metadata and its authorization server's metadata,
+// registers itself (dynamic client registration, unless OAuthConfig.ClientID
+// names a client registered in advance), and runs the authorization-code
+// flow with PKCE and the server's URL as the resource indicator, on the
+// go-sdk's auth package. The interactive step is an Authorizer:
+// LoopbackAuthorizer prints the URL and receives the redirect on
+// 127.0.0.1; a program can supply its own. Tokens are kept per server by a
+// TokenStore (FileTokenStore: 0600 files) and refreshed as they expire; a
+// 403 with insufficient_scope authorizes again with the scopes granted
+// before and those asked for. Without an Authorizer, a server that needs a
+// new authorization fails with ErrAuthorizationRequired.
+// GrantClientCredentials authenticates a service with no user.
+//
+// # Requests from the server
+//
+// ServerConfig.Elicit answers a server's questions (elicitation/create),
+// checked against the requested schema with its defaults applied
+// (ApplyElicitationSchema); Sampling and Sample answer its requests for a
+// model completion; Roots answer roots/list. Progress notifications reach
+// the callback of CallToolProgress (and a remote tool's call log), and
+// the server's log messages go to the Logger at the matching level.
+//
 // # Supervision
 //
 // A Conn owns the Client of one server and keeps it alive. When the server

@@ -23,7 +23,13 @@ type inMemory struct {
 
 func newInMemory(t *testing.T, setup func(*sdk.Server)) *inMemory {
 	t.Helper()
-	s := sdk.NewServer(&sdk.Implementation{Name: "test-server", Version: "1"}, nil)
+	return newInMemoryWith(t, nil, setup)
+}
+
+// newInMemoryWith is newInMemory with server options.
+func newInMemoryWith(t *testing.T, opts *sdk.ServerOptions, setup func(*sdk.Server)) *inMemory {
+	t.Helper()
+	s := sdk.NewServer(&sdk.Implementation{Name: "test-server", Version: "1"}, opts)
 	setup(s)
 	m := &inMemory{server: s}
 	t.Cleanup(m.kill)

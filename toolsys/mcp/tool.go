@@ -18,7 +18,7 @@ import (
 // caller is what the tool adapters need of a server: a Client, or a Conn
 // that forwards to its current Client.
 type caller interface {
-	CallTool(ctx context.Context, name string, args json.RawMessage) (*sdk.CallToolResult, error)
+	CallToolProgress(ctx context.Context, name string, args json.RawMessage, onProgress func(Progress)) (*sdk.CallToolResult, error)
 	ListResources(ctx context.Context) ([]*sdk.Resource, error)
 	ReadResource(ctx context.Context, uri string) (*sdk.ReadResourceResult, error)
 	ListPrompts(ctx context.Context) ([]*sdk.Prompt, error)
@@ -103,7 +103,7 @@ func (t *remoteTool) Idempotent() bool { return t.idempotent }
 // an error the server answers the request with becomes an IsError result
 // too. A timeout, a cancelled ctx or an unavailable server is a Go error
 // (a *ServerError naming the server).
-func (t *remoteTool) Execute(ctx context.Context, args json.RawMessage, _ *toolsys.Context) (toolsys.Result, error) {
+func (t *remoteTool) Execute(ctx context.Context, args json.RawMessage, tc *toolsys.Context) (toolsys.Result, error) {
 	args, err := toolsys.StripEmptyOptionals(args, t.required)
 	if err == nil {
 		err = t.validator.Validate(args)
@@ -120,7 +120,15 @@ func (t *remoteTool) Execute(ctx context.Context, args json.RawMessage, _ *tools
 		cctx, cancel = context.WithTimeout(ctx, t.timeout)
 		defer cancel()
 	}
-	res, err := t.caller.CallTool(cctx, t.remote, args)
+	var onProgress func(Progress)
+	if tc != nil {
+		log := tc.Logger
+		onProgress = func(p Progress) {
+			log.Info().Str("tool", t.name).Float64("progress", p.Progress).Float64("total", p.Total).
+				Str("message", p.Message).Msg("mcp tool progress")
+		}
+	}
+	res, err := t.caller.CallToolProgress(cctx, t.remote, args, onProgress)
 	if err != nil {
 		return t.failure(ctx, cctx, err)
 	}

@@ -44,7 +44,11 @@ func newAttempt(ctx context.Context, cfg ServerConfig, log zerolog.Logger) (*att
 		}
 		return &attempt{transport: t}, nil
 	case cfg.URL != "":
-		return &attempt{transport: httpTransport(cfg)}, nil
+		t, err := httpTransport(cfg, log)
+		if err != nil {
+			return nil, err
+		}
+		return &attempt{transport: t}, nil
 	}
 	// The command outlives ctx (which only bounds the start): the process
 	// is stopped by closing the session.
@@ -67,8 +71,9 @@ func newAttempt(ctx context.Context, cfg ServerConfig, log zerolog.Logger) (*att
 }
 
 // httpTransport is a Streamable HTTP transport that adds the configured
-// headers and bearer token to every request.
-func httpTransport(cfg ServerConfig) sdk.Transport {
+// headers and bearer token to every request, and runs the authorization
+// flow when cfg.OAuth is set.
+func httpTransport(cfg ServerConfig, log zerolog.Logger) (sdk.Transport, error) {
 	headers := http.Header{}
 	for k, v := range cfg.Headers {
 		headers.Set(k, v)
@@ -77,7 +82,23 @@ func httpTransport(cfg ServerConfig) sdk.Transport {
 		headers.Set("Authorization", "Bearer "+cfg.BearerToken)
 	}
 	client := &http.Client{Transport: &headerTransport{base: http.DefaultTransport, headers: headers}}
-	return &sdk.StreamableClientTransport{Endpoint: cfg.URL, HTTPClient: client}
+	t := &sdk.StreamableClientTransport{Endpoint: cfg.URL, HTTPClient: client}
+	switch {
+	case cfg.OAuth == nil:
+	case cfg.OAuth.Grant == GrantClientCredentials:
+		h, err := newClientCredentials(cfg)
+		if err != nil {
+			return nil, err
+		}
+		t.OAuthHandler = h
+	default:
+		h, err := newOAuthHandler(cfg, log)
+		if err != nil {
+			return nil, err
+		}
+		t.OAuthHandler = h
+	}
+	return t, nil
 }
 
 // headerTransport sets fixed headers on each request (on a clone: a

@@ -1,0 +1,7 @@
+package mcp
+
+// CallbackResult exposes callbackResult to the fuzz target.
+var CallbackResult = callbackResult
+
+// ErrForeignCallback exposes errForeignCallback to the fuzz target.
+var ErrForeignCallback = errForeignCallback
