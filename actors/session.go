@@ -144,9 +144,10 @@ func (s *Session) events(ctx context.Context, input messages.Message, outcome bo
 // or was cancelled returns its result together with a *TurnError; a turn
 // stopped by a limit returns its result with Outcome messages.OutcomeLimit
 // and no error. See Stream for the mid-turn policy and what ctx does.
-// Submit follows only the tool calls and the end of the turn, so a turn
-// that only Submit follows does not forward the pieces of the replies the
-// model streams, nor publish the events Submit would ignore.
+// Submit follows only the tool calls, the sub-agents' ends and the end of
+// the turn, so a turn that only Submit follows does not forward the pieces
+// of the replies the model streams, nor publish the events Submit would
+// ignore.
 func (s *Session) Submit(ctx context.Context, input messages.Message, opts ...SubmitOption) (*TurnResult, error) {
 	res := &TurnResult{Session: s.id}
 	for ev, err := range s.events(ctx, input, true, opts) {

@@ -20,12 +20,12 @@ import (
 // holds, so a turn of ten events costs ten slots, not limit.
 //
 // A subscriber for Submit (outcome) keeps only what Submit reads: the
-// ToolFinished events and the end. It wakes its consumer once its queue is
+// ToolFinished and SubAgentEnded events and the end. It wakes its consumer once its queue is
 // half full or the turn has ended, not for every event.
 type subscriber struct {
 	turnID  string
 	all     bool // every event of the session (Watch), not one turn's
-	outcome bool // only ToolFinished and the end (Submit)
+	outcome bool // only ToolFinished, SubAgentEnded and the end (Submit)
 	limit   int
 
 	// turn and attached are the session actor's: which turn the
@@ -55,7 +55,7 @@ func (s *subscriber) wants(ev messages.Event) bool {
 		return true
 	}
 	switch ev.(type) {
-	case messages.ToolFinished, messages.TurnEnded:
+	case messages.ToolFinished, messages.SubAgentEnded, messages.TurnEnded:
 		return true
 	}
 	return false
