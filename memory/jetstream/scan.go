@@ -1,0 +1,124 @@
+package jetstream
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	njs "github.com/nats-io/nats.go/jetstream"
+)
+
+// rawMsg is a stored message read back: its stream sequence, headers and
+// body.
+type rawMsg struct {
+	seq  uint64
+	hdr  nats.Header
+	data []byte
+}
+
+// directReads is the number of records scan fetches one request each
+// before it creates a consumer for the rest: a short journal is read
+// faster without one.
+const directReads = 8
+
+// scanPage is the number of records a consumer delivers per fetch.
+const scanPage = 256
+
+// errTruncated says the subject ended before the stream sequence a scan
+// was to reach: it was purged (or lost records) while being read.
+var errTruncated = errors.New("jetstream: the subject ended before the expected record")
+
+// scan calls fn with each message of subject in stream st whose sequence
+// is in [from, to], in order, until fn returns false or an error. Messages
+// appended after to are not read.
+func (j *Journal) scan(ctx context.Context, st njs.Stream, subject string, from, to uint64, fn func(rawMsg) (bool, error)) error {
+	next := from
+	for range directReads {
+		if next > to {
+			return nil
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		actx, cancel := context.WithTimeout(ctx, j.cfg.AttemptTimeout)
+		m, err := st.GetMsg(actx, next, njs.WithGetMsgSubject(subject))
+		cancel()
+		if errors.Is(err, njs.ErrMsgNotFound) {
+			return errTruncated
+		}
+		if err != nil {
+			return fmt.Errorf("read %s at %d: %w", subject, next, err)
+		}
+		if m.Sequence > to {
+			return errTruncated
+		}
+		more, err := fn(rawMsg{seq: m.Sequence, hdr: m.Header, data: m.Data})
+		if err != nil || !more {
+			return err
+		}
+		next = m.Sequence + 1
+	}
+	if next > to {
+		return nil
+	}
+	return j.consume(ctx, st, subject, next, to, fn)
+}
+
+// consume reads the rest of a scan through an ephemeral consumer, deleted
+// when done (it expires on its own should the delete fail).
+func (j *Journal) consume(ctx context.Context, st njs.Stream, subject string, from, to uint64, fn func(rawMsg) (bool, error)) error {
+	cons, err := st.CreateConsumer(ctx, njs.ConsumerConfig{
+		FilterSubject:     subject,
+		DeliverPolicy:     njs.DeliverByStartSequencePolicy,
+		OptStartSeq:       from,
+		AckPolicy:         njs.AckNonePolicy,
+		MemoryStorage:     true,
+		Replicas:          1,
+		InactiveThreshold: time.Minute,
+	})
+	if err != nil {
+		return fmt.Errorf("read %s from %d: create consumer: %w", subject, from, err)
+	}
+	defer func() {
+		dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), j.cfg.AttemptTimeout)
+		defer cancel()
+		if err := st.DeleteConsumer(dctx, cons.CachedInfo().Name); err != nil {
+			j.log.Debug().Err(err).Str("subject", subject).Msg("read consumer not deleted; it expires in a minute")
+		}
+	}()
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		batch, err := cons.Fetch(scanPage, njs.FetchMaxWait(j.cfg.AttemptTimeout))
+		if err != nil {
+			return fmt.Errorf("read %s: %w", subject, err)
+		}
+		got := 0
+		for msg := range batch.Messages() {
+			got++
+			md, err := msg.Metadata()
+			if err != nil {
+				return fmt.Errorf("read %s: %w", subject, err)
+			}
+			if md.Sequence.Stream > to {
+				return errTruncated
+			}
+			more, err := fn(rawMsg{seq: md.Sequence.Stream, hdr: msg.Headers(), data: msg.Data()})
+			if err != nil || !more || md.Sequence.Stream == to {
+				return err
+			}
+			if md.NumPending == 0 {
+				return errTruncated
+			}
+		}
+		if err := batch.Error(); err != nil {
+			return fmt.Errorf("read %s: %w", subject, err)
+		}
+		if got == 0 {
+			return fmt.Errorf("read %s: no record delivered within %v", subject, j.cfg.AttemptTimeout)
+		}
+	}
+}
