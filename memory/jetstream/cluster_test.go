@@ -1,0 +1,106 @@
+package jetstream
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+
+	"github.com/agcore/agcore/memory"
+	"github.com/agcore/agcore/memory/jetstream/natstest"
+	"github.com/agcore/agcore/messages"
+)
+
+// TestLeaderLossDuringAppends runs three servers with an R3 stream, shuts
+// the stream's leader down while a writer appends, and checks that the
+// appends resume once the others elect a leader, that every acknowledged
+// append is in the journal exactly once, and that the journal is
+// contiguous.
+func TestLeaderLossDuringAppends(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a three-server NATS cluster; skipped under -short")
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 90*time.Second)
+	defer cancel()
+	c := natstest.RunCluster(ctx, t, 3, natstest.Options{SyncAlways: true})
+	nc := natstest.Connect(t, c.URLs(), nats.MaxReconnects(-1), nats.ReconnectWait(50*time.Millisecond))
+	j, err := New(ctx, Config{Conn: nc, Replicas: 3, Options: memory.JournalOptions{Durability: memory.DurabilitySync}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if j.cfg.Replicas != 3 {
+		t.Fatalf("Replicas = %d, want 3", j.cfg.Replicas)
+	}
+	stream := j.streamConfig(0).Name
+	const session, before, after = "s", 50, 50
+	act, tail, err := j.Activate(ctx, session, "member-a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var acked []string
+	var stall time.Duration
+	appendOne := func(i int) {
+		t.Helper()
+		text := fmt.Sprintf("e-%03d", i)
+		start := time.Now()
+		for {
+			next, err := j.Append(ctx, session, act, tail, userText(text))
+			if errors.Is(err, memory.ErrOutcomeUnknown) {
+				t.Fatalf("append %d: %v", i, err)
+			}
+			if err != nil {
+				t.Fatalf("append %d: %v", i, err)
+			}
+			tail = next
+			acked = append(acked, text)
+			stall = max(stall, time.Since(start))
+			return
+		}
+	}
+	for i := range before {
+		appendOne(i)
+	}
+	leader := c.StreamLeader(stream)
+	if leader == nil {
+		t.Fatalf("stream %s has no leader", stream)
+	}
+	stall = 0
+	leader.Shutdown()
+	for i := before; i < before+after; i++ {
+		appendOne(i)
+	}
+	now := c.StreamLeader(stream)
+	if now == nil || now == leader {
+		t.Fatalf("stream leader after the shutdown = %v, want another server than %s", now, leader.Name())
+	}
+	t.Logf("stream leader %s shut down; longest append after it took %v; new leader %s", leader.Name(), stall.Round(time.Millisecond), now.Name())
+
+	seen := map[string]int{}
+	var seq uint64
+	for e, err := range j.Read(ctx, session, 1) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		seq++
+		if e.Envelope.Seq != seq {
+			t.Fatalf("entry %d has seq %d", seq, e.Envelope.Seq)
+		}
+		if u, ok := e.Event.(messages.UserMessage); ok {
+			seen[u.Message.Text()]++
+		}
+	}
+	if seq != tail {
+		t.Errorf("read %d entries, the tail is %d", seq, tail)
+	}
+	for _, text := range acked {
+		if seen[text] != 1 {
+			t.Errorf("acknowledged append %s is in the journal %d times, want once", text, seen[text])
+		}
+	}
+	if len(seen) != len(acked) {
+		t.Errorf("journal holds %d distinct appends, %d were acknowledged", len(seen), len(acked))
+	}
+}
