@@ -104,3 +104,40 @@ func TestLeaderLossDuringAppends(t *testing.T) {
 		t.Errorf("journal holds %d distinct appends, %d were acknowledged", len(seen), len(acked))
 	}
 }
+
+// TestLoadThroughFollower loads a session of an R3 stream again and again
+// through a server that does not lead the stream: the read consumers it
+// creates are reached across the cluster's routes.
+func TestLoadThroughFollower(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a three-server NATS cluster; skipped under -short")
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
+	defer cancel()
+	c := natstest.RunCluster(ctx, t, 3, natstest.Options{})
+	seed := newJournal(t, c.URLs(), Config{Replicas: 3, Options: memory.JournalOptions{SnapshotEvery: -1}})
+	leader := c.StreamLeader(seed.streamConfig(0).Name)
+	if leader == nil {
+		t.Fatal("no stream leader")
+	}
+	var follower *natstest.Server
+	for _, s := range c.Servers {
+		if s != leader {
+			follower = s
+		}
+	}
+	j := newJournal(t, follower.URL(), Config{Replicas: 3, Options: memory.JournalOptions{SnapshotEvery: -1}})
+	var tail uint64
+	var err error
+	for i := range 100 {
+		if tail, err = j.Append(ctx, "s", 0, tail, userText(fmt.Sprint(i))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := range 50 {
+		st, err := j.Load(ctx, "s")
+		if err != nil || st.Seq != tail {
+			t.Fatalf("Load %d through follower %s = %v, %v; want seq %d", i, follower.Name(), st, err, tail)
+		}
+	}
+}

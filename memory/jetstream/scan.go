@@ -88,6 +88,7 @@ func (j *Journal) consume(ctx context.Context, st njs.Stream, subject string, fr
 			j.log.Debug().Err(err).Str("subject", subject).Msg("read consumer not deleted; it expires in a minute")
 		}
 	}()
+	noResponders := 0
 	for {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -114,7 +115,18 @@ func (j *Journal) consume(ctx context.Context, st njs.Stream, subject string, fr
 				return errTruncated
 			}
 		}
-		if err := batch.Error(); err != nil {
+		err = batch.Error()
+		if errors.Is(err, nats.ErrNoResponders) && got == 0 && noResponders < 20 {
+			// A consumer just created on a replicated stream can take a
+			// moment to be known across the cluster's routes.
+			noResponders++
+			select {
+			case <-ctx.Done():
+			case <-time.After(time.Duration(noResponders) * 5 * time.Millisecond):
+			}
+			continue
+		}
+		if err != nil {
 			return fmt.Errorf("read %s: %w", subject, err)
 		}
 		if got == 0 {

@@ -102,7 +102,8 @@ func (c *Cluster) URLs() string {
 }
 
 // RunCluster starts n servers routed to each other and waits until their
-// JetStream meta group has a leader (or ctx ends).
+// JetStream meta group has a leader that knows every server as a peer and
+// every server is current (or ctx ends).
 func RunCluster(ctx context.Context, t testing.TB, n int, o Options) *Cluster {
 	t.Helper()
 	ports := make([]int, n)
@@ -139,7 +140,7 @@ func RunCluster(ctx context.Context, t testing.TB, n int, o Options) *Cluster {
 	defer tick.Stop()
 	for {
 		for _, s := range c.Servers {
-			if s.JetStreamIsLeader() {
+			if s.JetStreamIsLeader() && len(s.JetStreamClusterPeers()) == n && c.current() {
 				return c
 			}
 		}
@@ -149,6 +150,16 @@ func RunCluster(ctx context.Context, t testing.TB, n int, o Options) *Cluster {
 		case <-tick.C:
 		}
 	}
+}
+
+// current reports whether every server is current with the meta group.
+func (c *Cluster) current() bool {
+	for _, s := range c.Servers {
+		if !s.JetStreamIsCurrent() {
+			return false
+		}
+	}
+	return true
 }
 
 // StreamLeader returns the server that leads the stream (of the global
