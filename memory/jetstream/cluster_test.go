@@ -141,3 +141,105 @@ func TestLoadThroughFollower(t *testing.T) {
 		}
 	}
 }
+
+// TestLeaderKilledDuringAppends runs three server processes with an R3
+// stream and kills the stream's leader with SIGKILL while a writer appends:
+// the appends stall until the two others elect a leader (the Raft election
+// timeout, 4 to 9 s), then resume; every acknowledged append is in the
+// journal exactly once and the journal is contiguous. Appends left
+// unanswered by the dead leader are resent with their Nats-Msg-Id, so those
+// it had stored are acknowledged, not stored twice.
+func TestLeaderKilledDuringAppends(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts three NATS server processes; skipped under -short")
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 90*time.Second)
+	defer cancel()
+	c := natstest.RunProcessCluster(ctx, t, 3, natstest.Options{SyncAlways: true})
+	nc := natstest.Connect(t, c.URLs(), nats.MaxReconnects(-1), nats.ReconnectWait(50*time.Millisecond))
+	cfg := Config{Conn: nc, Replicas: 3, Options: memory.JournalOptions{Durability: memory.DurabilitySync}}
+	var j *Journal
+	tick := time.NewTicker(50 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		actx, acancel := context.WithTimeout(ctx, 2*time.Second)
+		var err error
+		j, err = New(actx, cfg)
+		acancel()
+		if err == nil {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("no journal on the cluster: %v", err)
+		case <-tick.C: // the cluster is still forming its meta group
+		}
+	}
+	const session, total, killAt = "s", 120, 40
+	act, tail, err := j.Activate(ctx, session, "member-a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, err := j.streams[0].Info(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	leader := c.ByName(info.Cluster.Leader)
+	if leader == nil {
+		t.Fatalf("stream leader %q is not one of the server processes", info.Cluster.Leader)
+	}
+	acked := map[string]bool{}
+	var stall time.Duration
+	for i := range total {
+		if i == killAt {
+			if err := leader.Kill(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		text := fmt.Sprintf("e-%03d", i)
+		start := time.Now()
+		next, err := j.Append(ctx, session, act, tail, userText(text))
+		if err != nil {
+			t.Fatalf("append %d: %v", i, err)
+		}
+		if took := time.Since(start); took > stall {
+			stall = took
+		}
+		tail = next
+		acked[text] = true
+	}
+	info, err = j.streams[0].Info(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.Cluster.Leader == leader.Name {
+		t.Fatalf("stream leader is still %s after it was killed", leader.Name)
+	}
+	t.Logf("SIGKILL of stream leader %s: appends stalled %v, then resumed on leader %s", leader.Name, stall.Round(time.Millisecond), info.Cluster.Leader)
+
+	seen := map[string]int{}
+	var seq uint64
+	for e, err := range j.Read(ctx, session, 1) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		seq++
+		if e.Envelope.Seq != seq {
+			t.Fatalf("entry %d has seq %d", seq, e.Envelope.Seq)
+		}
+		if u, ok := e.Event.(messages.UserMessage); ok {
+			seen[u.Message.Text()]++
+		}
+	}
+	if seq != tail {
+		t.Errorf("read %d entries, the tail is %d", seq, tail)
+	}
+	for text := range acked {
+		if seen[text] != 1 {
+			t.Errorf("acknowledged append %s is in the journal %d times, want once", text, seen[text])
+		}
+	}
+	if len(seen) != len(acked) {
+		t.Errorf("journal holds %d distinct appends, %d were acknowledged", len(seen), len(acked))
+	}
+}

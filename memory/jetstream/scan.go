@@ -32,44 +32,77 @@ var errTruncated = errors.New("jetstream: the subject ended before the expected 
 
 // scan calls fn with each message of subject in stream st whose sequence
 // is in [from, to], in order, until fn returns false or an error. Messages
-// appended after to are not read.
+// appended after to are not read. The first directReads messages are read
+// one request each; the rest through a consumer, or one request each again
+// when no consumer can be created (the cluster's meta group, which creates
+// consumers, may be without a leader while the stream has one).
 func (j *Journal) scan(ctx context.Context, st njs.Stream, subject string, from, to uint64, fn func(rawMsg) (bool, error)) error {
-	next := from
-	for range directReads {
+	next, done, err := j.direct(ctx, st, subject, from, to, directReads, fn)
+	if err != nil || done {
+		return err
+	}
+	err = j.consume(ctx, st, subject, next, to, fn)
+	var nc *noConsumerError
+	if !errors.As(err, &nc) {
+		return err
+	}
+	j.log.Debug().Err(err).Str("subject", subject).Msg("reading without a consumer")
+	_, _, err = j.direct(ctx, st, subject, nc.from, to, -1, fn)
+	return err
+}
+
+// direct reads at most limit messages (all when limit < 0) of a scan, one
+// request each, and returns the next stream sequence to read, and whether
+// the scan is done.
+func (j *Journal) direct(ctx context.Context, st njs.Stream, subject string, from, to uint64, limit int, fn func(rawMsg) (bool, error)) (next uint64, done bool, err error) {
+	next = from
+	for n := 0; limit < 0 || n < limit; n++ {
 		if next > to {
-			return nil
+			return next, true, nil
 		}
 		if err := ctx.Err(); err != nil {
-			return err
+			return next, true, err
 		}
 		actx, cancel := context.WithTimeout(ctx, j.cfg.AttemptTimeout)
 		m, err := st.GetMsg(actx, next, njs.WithGetMsgSubject(subject))
 		cancel()
 		if errors.Is(err, njs.ErrMsgNotFound) {
-			return errTruncated
+			return next, true, errTruncated
 		}
 		if err != nil {
-			return fmt.Errorf("read %s at %d: %w", subject, next, err)
+			return next, true, fmt.Errorf("read %s at %d: %w", subject, next, err)
 		}
 		if m.Sequence > to {
-			return errTruncated
+			return next, true, errTruncated
 		}
 		more, err := fn(rawMsg{seq: m.Sequence, hdr: m.Header, data: m.Data})
 		if err != nil || !more {
-			return err
+			return next, true, err
 		}
 		next = m.Sequence + 1
 	}
-	if next > to {
-		return nil
-	}
-	return j.consume(ctx, st, subject, next, to, fn)
+	return next, next > to, nil
 }
+
+// noConsumerError says a scan's consumer could not be created; nothing was
+// read through it.
+type noConsumerError struct {
+	from uint64
+	err  error
+}
+
+func (e *noConsumerError) Error() string {
+	return fmt.Sprintf("no read consumer from %d: %v", e.from, e.err)
+}
+
+func (e *noConsumerError) Unwrap() error { return e.err }
 
 // consume reads the rest of a scan through an ephemeral consumer, deleted
 // when done (it expires on its own should the delete fail).
 func (j *Journal) consume(ctx context.Context, st njs.Stream, subject string, from, to uint64, fn func(rawMsg) (bool, error)) error {
-	cons, err := st.CreateConsumer(ctx, njs.ConsumerConfig{
+	cctx, cancel := context.WithTimeout(ctx, j.cfg.AttemptTimeout)
+	defer cancel()
+	cons, err := st.CreateConsumer(cctx, njs.ConsumerConfig{
 		FilterSubject:     subject,
 		DeliverPolicy:     njs.DeliverByStartSequencePolicy,
 		OptStartSeq:       from,
@@ -79,7 +112,10 @@ func (j *Journal) consume(ctx context.Context, st njs.Stream, subject string, fr
 		InactiveThreshold: time.Minute,
 	})
 	if err != nil {
-		return fmt.Errorf("read %s from %d: create consumer: %w", subject, from, err)
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return &noConsumerError{from: from, err: err}
 	}
 	defer func() {
 		dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), j.cfg.AttemptTimeout)
