@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"testing"
 
 	"github.com/nats-io/nats.go"
 	njs "github.com/nats-io/nats.go/jetstream"
@@ -98,6 +97,3 @@ func (j *Journal) alterSnapshot(session string, alter func([]byte) []byte) error
 	m.Data = alter(m.Data)
 	return republish(ctx, j.js, st, subj, []*njs.RawStreamMsg{m})
 }
-
-// testingT is the part of testing.TB the helpers need.
-var _ testing.TB = (*testing.T)(nil)
