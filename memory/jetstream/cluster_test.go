@@ -243,3 +243,23 @@ func TestLeaderKilledDuringAppends(t *testing.T) {
 		t.Errorf("journal holds %d distinct appends, %d were acknowledged", len(seen), len(acked))
 	}
 }
+
+// TestResendReplicated resends a stored record on an R3 stream: its leader
+// checks the Nats-Msg-Id before the expected sequence, so the resend is
+// answered with the stored record's sequence, and nothing is stored twice.
+func TestResendReplicated(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a three-server NATS cluster; skipped under -short")
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
+	defer cancel()
+	c := natstest.RunCluster(ctx, t, 3, natstest.Options{})
+	j := newJournal(t, c.URLs(), Config{Replicas: 3})
+	first, again, err, msgs := resendRecord(t, j)
+	if err != nil || again != first {
+		t.Errorf("resend = %d, %v; want the stored record's sequence %d", again, err, first)
+	}
+	if msgs != 1 {
+		t.Errorf("stream holds %d records, want 1", msgs)
+	}
+}

@@ -59,10 +59,13 @@
 // activation, the first seq and a random nonce. An attempt left without an
 // answer (a leader that died, an election under way, a reconnect) is resent
 // with the same id and the same expected sequence until the caller's
-// context ends; the servers recognise an id they stored within
-// Config.Duplicates and answer with the sequence it got, before checking
-// the expected sequence. When the context ends first, Append returns
-// memory.ErrOutcomeUnknown.
+// context ends. The leader of a replicated stream recognises an id it
+// stored within Config.Duplicates and answers with the sequence it got,
+// before checking the expected sequence; the leader of a one-replica
+// stream checks the expected sequence first and refuses the resend, and
+// the journal then finds the id on the session's last record. Either way
+// the record is stored once and the append succeeds. When the context ends
+// first, Append returns memory.ErrOutcomeUnknown.
 //
 // # Integrity
 //

@@ -273,13 +273,9 @@ func (j *Journal) Append(ctx context.Context, session string, activation, expect
 				cached = false
 				continue
 			}
-			if uncertain && h.msgID == id {
-				// An earlier attempt, unanswered, was stored after all.
-				return h.last, nil
-			}
-			err = refusal
-			if uncertain {
-				err = fmt.Errorf("%w: %w", memory.ErrOutcomeUnknown, refusal)
+			var last uint64
+			if last, err = settle(h, refusal, uncertain, id); err == nil {
+				return last, nil
 			}
 			break
 		}
@@ -328,6 +324,24 @@ func refuse(h head, activation, expectTail uint64) error {
 		return fmt.Errorf("%w: expected tail %d, tail is %d", memory.ErrConflict, expectTail, h.last)
 	}
 	return nil
+}
+
+// settle decides an append the servers refused, on the session's head h
+// read from the stream's leader. When an earlier attempt of the append was
+// left unanswered and h is that attempt's record, the append was stored:
+// the servers of an R1 stream check the expected sequence before the
+// Nats-Msg-Id, so a resend of a stored record is refused rather than
+// recognised. Otherwise the refusal stands, wrapped in
+// memory.ErrOutcomeUnknown when an earlier attempt may have been stored
+// under another record.
+func settle(h head, refusal error, uncertain bool, id string) (uint64, error) {
+	switch {
+	case uncertain && id != "" && h.msgID == id:
+		return h.last, nil
+	case uncertain:
+		return 0, fmt.Errorf("%w: %w", memory.ErrOutcomeUnknown, refusal)
+	}
+	return 0, refusal
 }
 
 // Tail implements memory.Journal. It reads the session's last record from

@@ -21,9 +21,11 @@ var errWrongLast = errors.New("jetstream: the session's last record is not the o
 // publish stores m on its subject if the subject's last message is still
 // expectSeq (0: the subject is empty), and returns the record's stream
 // sequence. m carries a Nats-Msg-Id, so an attempt whose answer is lost
-// is resent as is: the servers recognise it within the Duplicates window
-// and answer with the sequence it was stored at, before checking the
-// expected sequence. Attempts repeat until one is answered or ctx ends;
+// is resent as is: the leader of a replicated stream recognises a stored
+// id within the Duplicates window and answers with its sequence; the
+// leader of a one-replica stream checks expectSeq first and refuses it
+// (errWrongLast, which Append settles on the session's last record).
+// Attempts repeat until one is answered or ctx ends;
 // uncertain is true when an attempt may have been stored without the
 // writer knowing (the error is then wrapped in memory.ErrOutcomeUnknown).
 func (j *Journal) publish(ctx context.Context, m *nats.Msg, expectSeq uint64) (seq uint64, uncertain bool, err error) {

@@ -31,6 +31,7 @@ type Options struct {
 type Server struct {
 	*server.Server
 	opts *server.Options
+	port int
 }
 
 // URL is the server's client URL.
@@ -56,15 +57,15 @@ func RunServer(t testing.TB, o Options) *Server {
 	return start(t, opts)
 }
 
-// Restart shuts s down and starts a server with the same options, port and
-// store directory: what survives is what the store kept.
+// Restart shuts s down (unless it is down already) and starts a server
+// with the same options, port and store directory: what survives is what
+// the store kept.
 func (s *Server) Restart(t testing.TB) *Server {
 	t.Helper()
-	port := s.Addr().(*net.TCPAddr).Port
 	s.Shutdown()
 	s.WaitForShutdown()
 	opts := *s.opts
-	opts.Port = port
+	opts.Port = s.port
 	return start(t, &opts)
 }
 
@@ -83,7 +84,7 @@ func start(t testing.TB, opts *server.Options) *Server {
 		s.Shutdown()
 		s.WaitForShutdown()
 	})
-	return &Server{Server: s, opts: opts}
+	return &Server{Server: s, opts: opts, port: s.Addr().(*net.TCPAddr).Port}
 }
 
 // Cluster is a set of embedded servers forming one JetStream cluster.
