@@ -189,9 +189,12 @@ func (j *Journal) Activate(ctx context.Context, session, node string) (activatio
 		id := newMsgID(session, next, h.last+1)
 		m.Header.Set(njs.MsgIDHeader, id)
 		var seq uint64
-		seq, _, err = j.publish(ctx, m, h.streamSeq)
+		var uncertain bool
+		seq, uncertain, err = j.publish(ctx, m, h.streamSeq)
 		if errors.Is(err, errWrongLast) {
-			h, err = j.fetchHead(ctx, session)
+			if h, err = j.fetchHead(ctx, session); err == nil && uncertain && h.msgID == id {
+				return h.activation, h.last, nil // stored by an unanswered attempt
+			}
 			continue
 		}
 		if err != nil {
