@@ -95,7 +95,7 @@ func (j *Journal) Read(ctx context.Context, session string, from uint64) iter.Se
 			}
 			return true, nil
 		}}
-		err = j.scan(ctx, j.stream(session), j.entrySubject(session), 1, h.streamSeq, f.record)
+		err = j.scan(ctx, j.stream(session), j.entrySubject(session), 1, h.streamSeq, h.last, f.record)
 		switch {
 		case stopped:
 			return
@@ -150,7 +150,7 @@ func (j *Journal) load(ctx context.Context, session string) (*memory.State, uint
 			}
 			return true, nil
 		}}
-	err = j.scan(ctx, j.stream(session), j.entrySubject(session), anchor+1, h.streamSeq, f.record)
+	err = j.scan(ctx, j.stream(session), j.entrySubject(session), anchor+1, h.streamSeq, h.last-st.Seq, f.record)
 	switch {
 	case errors.Is(err, errTruncated):
 		return nil, 0, f.missing(h.last)

@@ -121,3 +121,46 @@ func checkMissing(t *testing.T, err error, seq uint64) {
 		t.Errorf("error = %v, want a CorruptError at seq %d", err, seq)
 	}
 }
+
+// TestReadWithoutConsumer reads and loads a long journal whose stream
+// admits no more consumers, as when the cluster's meta group (which
+// creates them) has no leader: the read goes on one message per request.
+func TestReadWithoutConsumer(t *testing.T) {
+	srv := natstest.RunServer(t, natstest.Options{})
+	j := newJournal(t, srv.URL(), Config{Options: memory.JournalOptions{SnapshotEvery: -1}})
+	ctx := t.Context()
+	cfg := j.streamConfig(0)
+	cfg.MaxConsumers = 1
+	st, err := j.js.UpdateStream(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.CreateConsumer(ctx, njs.ConsumerConfig{Name: "the-only-one", AckPolicy: njs.AckNonePolicy}); err != nil {
+		t.Fatal(err)
+	}
+	var tail uint64
+	for i := range 100 {
+		if tail, err = j.Append(ctx, "s", 0, tail, userText(fmt.Sprint(i))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := st.CreateConsumer(ctx, njs.ConsumerConfig{AckPolicy: njs.AckNonePolicy}); err == nil {
+		t.Fatal("the stream admitted a second consumer")
+	}
+	n := uint64(0)
+	for e, err := range j.Read(ctx, "s", 1) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		n++
+		if e.Envelope.Seq != n {
+			t.Fatalf("entry %d has seq %d", n, e.Envelope.Seq)
+		}
+	}
+	if n != tail {
+		t.Errorf("Read yielded %d entries, want %d", n, tail)
+	}
+	if st, err := j.Load(ctx, "s"); err != nil || st.Seq != tail {
+		t.Errorf("Load = %v, %v; want seq %d", st, err, tail)
+	}
+}

@@ -32,12 +32,18 @@ var errTruncated = errors.New("jetstream: the subject ended before the expected 
 
 // scan calls fn with each message of subject in stream st whose sequence
 // is in [from, to], in order, until fn returns false or an error. Messages
-// appended after to are not read. The first directReads messages are read
-// one request each; the rest through a consumer, or one request each again
-// when no consumer can be created (the cluster's meta group, which creates
+// appended after to are not read. entries is how many entries the range
+// holds, at most: when they are few, the first directReads messages are
+// read one request each (a short read is done before a consumer would
+// exist); the rest go through a consumer, or one request each again when
+// no consumer can be created (the cluster's meta group, which creates
 // consumers, may be without a leader while the stream has one).
-func (j *Journal) scan(ctx context.Context, st njs.Stream, subject string, from, to uint64, fn func(rawMsg) (bool, error)) error {
-	next, done, err := j.direct(ctx, st, subject, from, to, directReads, fn)
+func (j *Journal) scan(ctx context.Context, st njs.Stream, subject string, from, to, entries uint64, fn func(rawMsg) (bool, error)) error {
+	limit := directReads
+	if entries > 4*directReads {
+		limit = 0
+	}
+	next, done, err := j.direct(ctx, st, subject, from, to, limit, fn)
 	if err != nil || done {
 		return err
 	}
