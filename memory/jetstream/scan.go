@@ -48,12 +48,12 @@ func (j *Journal) scan(ctx context.Context, st njs.Stream, subject string, from,
 		return err
 	}
 	err = j.consume(ctx, st, subject, next, to, fn)
-	var nc *noConsumerError
-	if !errors.As(err, &nc) {
+	var cs *consumerStopped
+	if !errors.As(err, &cs) {
 		return err
 	}
-	j.log.Debug().Err(err).Str("subject", subject).Msg("reading without a consumer")
-	_, _, err = j.direct(ctx, st, subject, nc.from, to, -1, fn)
+	j.log.Debug().Err(err).Str("subject", subject).Msg("reading the rest without a consumer")
+	_, _, err = j.direct(ctx, st, subject, cs.from, to, -1, fn)
 	return err
 }
 
@@ -90,18 +90,26 @@ func (j *Journal) direct(ctx context.Context, st njs.Stream, subject string, fro
 	return next, next > to, nil
 }
 
-// noConsumerError says a scan's consumer could not be created; nothing was
-// read through it.
-type noConsumerError struct {
+// consumerStopped says a scan's consumer could not be created, or stopped
+// delivering before the end of the scan, at from: the rest is read from the
+// stream's leader. A consumer of a replicated stream may live on a
+// follower that has not yet applied the last records, and the cluster's
+// meta group, which creates consumers, may be without a leader while the
+// stream has one.
+type consumerStopped struct {
 	from uint64
 	err  error
 }
 
-func (e *noConsumerError) Error() string {
-	return fmt.Sprintf("no read consumer from %d: %v", e.from, e.err)
+func (e *consumerStopped) Error() string {
+	return fmt.Sprintf("read consumer stopped before %d: %v", e.from, e.err)
 }
 
-func (e *noConsumerError) Unwrap() error { return e.err }
+func (e *consumerStopped) Unwrap() error { return e.err }
+
+// errConsumerBehind says a consumer had delivered everything it holds
+// before the end of its scan.
+var errConsumerBehind = errors.New("the consumer holds no more records")
 
 // consume reads the rest of a scan through an ephemeral consumer, deleted
 // when done (it expires on its own should the delete fail).
@@ -121,7 +129,7 @@ func (j *Journal) consume(ctx context.Context, st njs.Stream, subject string, fr
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		return &noConsumerError{from: from, err: err}
+		return &consumerStopped{from: from, err: err}
 	}
 	defer func() {
 		dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), j.cfg.AttemptTimeout)
@@ -131,13 +139,14 @@ func (j *Journal) consume(ctx context.Context, st njs.Stream, subject string, fr
 		}
 	}()
 	noResponders := 0
+	next := from
 	for {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
 		batch, err := cons.Fetch(scanPage, njs.FetchMaxWait(j.cfg.AttemptTimeout))
 		if err != nil {
-			return fmt.Errorf("read %s: %w", subject, err)
+			return &consumerStopped{from: next, err: err}
 		}
 		got := 0
 		for msg := range batch.Messages() {
@@ -153,12 +162,13 @@ func (j *Journal) consume(ctx context.Context, st njs.Stream, subject string, fr
 			if err != nil || !more || md.Sequence.Stream == to {
 				return err
 			}
+			next = md.Sequence.Stream + 1
 			if md.NumPending == 0 {
-				return errTruncated
+				return &consumerStopped{from: next, err: errConsumerBehind}
 			}
 		}
 		err = batch.Error()
-		if errors.Is(err, nats.ErrNoResponders) && got == 0 && noResponders < 20 {
+		if errors.Is(err, nats.ErrNoResponders) && got == 0 && noResponders < 5 {
 			// A consumer just created on a replicated stream can take a
 			// moment to be known across the cluster's routes.
 			noResponders++
@@ -169,10 +179,10 @@ func (j *Journal) consume(ctx context.Context, st njs.Stream, subject string, fr
 			continue
 		}
 		if err != nil {
-			return fmt.Errorf("read %s: %w", subject, err)
+			return &consumerStopped{from: next, err: err}
 		}
 		if got == 0 {
-			return fmt.Errorf("read %s: no record delivered within %v", subject, j.cfg.AttemptTimeout)
+			return &consumerStopped{from: next, err: fmt.Errorf("no record delivered within %v", j.cfg.AttemptTimeout)}
 		}
 	}
 }
