@@ -1,0 +1,265 @@
+package jetstream
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/nats-io/nats.go"
+	njs "github.com/nats-io/nats.go/jetstream"
+
+	"github.com/agcore/agcore/memory"
+)
+
+// SessionMemoryConfig configures a SessionMemory. Conn is required; every
+// other zero value is a documented default.
+type SessionMemoryConfig struct {
+	// Conn is the connection to the NATS servers; the memory never closes
+	// it.
+	Conn *nats.Conn
+	// Bucket is the JetStream key-value bucket. Empty means
+	// "AGCORE_SESSION_MEMORY".
+	Bucket string
+	// Replicas is the bucket's replication factor. Zero means 3 when the
+	// connected server belongs to a cluster and 1 otherwise.
+	Replicas int
+	// Memory keeps the bucket in memory instead of files (tests).
+	Memory bool
+	// MaxValueBytes is the largest value Set accepts. Zero means 64 KiB.
+	MaxValueBytes int
+	// SnapshotValueBytes caps each value in Snapshot. Zero means 512.
+	SnapshotValueBytes int
+}
+
+// DefaultBucket is the default session-memory bucket.
+const DefaultBucket = "AGCORE_SESSION_MEMORY"
+
+// SessionMemory is the session key-value memory of memory.SessionMemory
+// kept in a JetStream key-value bucket, so that every member of a cluster
+// sees the same facts for a session. Key "<session>/<key>" is stored as
+// "<session>.<key>", each part in unpadded base64url. A Set is acknowledged
+// once the bucket's replicas have it. It is safe for concurrent use.
+type SessionMemory struct {
+	kv    njs.KeyValue
+	js    njs.JetStream
+	cfg   SessionMemoryConfig
+	bsubj string // the bucket's subject prefix, "$KV.<bucket>."
+}
+
+// NewSessionMemory opens the bucket, creating it when it does not exist.
+func NewSessionMemory(ctx context.Context, cfg SessionMemoryConfig) (*SessionMemory, error) {
+	if cfg.Conn == nil {
+		return nil, fmt.Errorf("%w: SessionMemoryConfig.Conn is nil", ErrConfig)
+	}
+	if cfg.Bucket == "" {
+		cfg.Bucket = DefaultBucket
+	}
+	if !streamName.MatchString(cfg.Bucket) {
+		return nil, fmt.Errorf("%w: SessionMemoryConfig.Bucket %q: use letters, digits, '-' and '_' only", ErrConfig, cfg.Bucket)
+	}
+	if cfg.Replicas < 0 || cfg.Replicas > 5 {
+		return nil, fmt.Errorf("%w: SessionMemoryConfig.Replicas %d: want 1 to 5 (0 for the default)", ErrConfig, cfg.Replicas)
+	}
+	if cfg.Replicas == 0 {
+		cfg.Replicas = 1
+		if cfg.Conn.ConnectedClusterName() != "" {
+			cfg.Replicas = 3
+		}
+	}
+	if cfg.MaxValueBytes <= 0 {
+		cfg.MaxValueBytes = memory.DefaultMaxValueBytes
+	}
+	if cfg.SnapshotValueBytes <= 0 {
+		cfg.SnapshotValueBytes = memory.DefaultSnapshotValueBytes
+	}
+	js, err := njs.New(cfg.Conn)
+	if err != nil {
+		return nil, fmt.Errorf("jetstream: %w", err)
+	}
+	storage := njs.FileStorage
+	if cfg.Memory {
+		storage = njs.MemoryStorage
+	}
+	kv, err := js.KeyValue(ctx, cfg.Bucket)
+	if errors.Is(err, njs.ErrBucketNotFound) {
+		kv, err = js.CreateKeyValue(ctx, njs.KeyValueConfig{
+			Bucket: cfg.Bucket, Description: "agcore session memory", History: 1, Storage: storage, Replicas: cfg.Replicas,
+		})
+		if errors.Is(err, njs.ErrBucketExists) {
+			kv, err = js.KeyValue(ctx, cfg.Bucket)
+		}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("jetstream: session memory bucket %s: %w", cfg.Bucket, err)
+	}
+	return &SessionMemory{kv: kv, js: js, cfg: cfg, bsubj: "$KV." + cfg.Bucket + "."}, nil
+}
+
+// kvKey returns the bucket key of session's key.
+func kvKey(session, key string) (string, error) {
+	if err := memory.ValidateSession(session); err != nil {
+		return "", err
+	}
+	if err := validateKey(key); err != nil {
+		return "", err
+	}
+	return encodeID(session) + "." + encodeID(key), nil
+}
+
+// validateKey checks a session-memory key as memory.SessionMemory does.
+func validateKey(key string) error {
+	switch {
+	case key == "":
+		return fmt.Errorf("%w %q: empty", memory.ErrInvalidKey, key)
+	case len(key) > memory.MaxSessionKeyLen:
+		return fmt.Errorf("%w %.40q...: longer than %d bytes", memory.ErrInvalidKey, key, memory.MaxSessionKeyLen)
+	case !utf8.ValidString(key):
+		return fmt.Errorf("%w %q: not UTF-8", memory.ErrInvalidKey, key)
+	case strings.ContainsFunc(key, unicode.IsControl):
+		return fmt.Errorf("%w %q: holds a control character", memory.ErrInvalidKey, key)
+	}
+	return nil
+}
+
+// Set stores value under key, replacing any previous value.
+func (m *SessionMemory) Set(ctx context.Context, session, key, value string) error {
+	k, err := kvKey(session, key)
+	if err != nil {
+		return err
+	}
+	if len(value) > m.cfg.MaxValueBytes {
+		return fmt.Errorf("jetstream: session %s key %q: value of %d bytes exceeds %d", session, key, len(value), m.cfg.MaxValueBytes)
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if _, err := m.kv.PutString(ctx, k, value); err != nil {
+		return fmt.Errorf("jetstream: session %s set %q: %w", session, key, err)
+	}
+	return nil
+}
+
+// Get returns the value of key; memory.ErrNotFound when it is not set.
+func (m *SessionMemory) Get(ctx context.Context, session, key string) (string, error) {
+	k, err := kvKey(session, key)
+	if err != nil {
+		return "", err
+	}
+	if err := ctx.Err(); err != nil {
+		return "", err
+	}
+	e, err := m.kv.Get(ctx, k)
+	if errors.Is(err, njs.ErrKeyNotFound) {
+		return "", fmt.Errorf("jetstream: session %s key %q: %w", session, key, memory.ErrNotFound)
+	}
+	if err != nil {
+		return "", fmt.Errorf("jetstream: session %s get %q: %w", session, key, err)
+	}
+	return string(e.Value()), nil
+}
+
+// Delete removes key and its history; removing a missing key is not an
+// error.
+func (m *SessionMemory) Delete(ctx context.Context, session, key string) error {
+	k, err := kvKey(session, key)
+	if err != nil {
+		return err
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if err := m.kv.Purge(ctx, k); err != nil {
+		return fmt.Errorf("jetstream: session %s delete %q: %w", session, key, err)
+	}
+	return nil
+}
+
+// Clear removes every key of the session, and no other session's: it
+// purges the bucket's subjects of the session.
+func (m *SessionMemory) Clear(ctx context.Context, session string) error {
+	if err := memory.ValidateSession(session); err != nil {
+		return err
+	}
+	st, err := m.js.Stream(ctx, "KV_"+m.cfg.Bucket)
+	if err == nil {
+		err = st.Purge(ctx, njs.WithPurgeSubject(m.bsubj+encodeID(session)+".*"))
+	}
+	if err != nil {
+		return fmt.Errorf("jetstream: session %s clear: %w", session, err)
+	}
+	return nil
+}
+
+// List returns the session's entries sorted by key (byte order).
+func (m *SessionMemory) List(ctx context.Context, session string) ([]memory.KV, error) {
+	if err := memory.ValidateSession(session); err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	w, err := m.kv.Watch(ctx, encodeID(session)+".*", njs.IgnoreDeletes())
+	if err != nil {
+		return nil, fmt.Errorf("jetstream: session %s list: %w", session, err)
+	}
+	defer w.Stop()
+	var out []memory.KV
+	for {
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case e, ok := <-w.Updates():
+			if !ok {
+				return nil, fmt.Errorf("jetstream: session %s list: watcher stopped", session)
+			}
+			if e == nil { // every current value has been delivered
+				slices.SortFunc(out, func(a, b memory.KV) int { return strings.Compare(a.Key, b.Key) })
+				return out, nil
+			}
+			key, err := decodeID(e.Key())
+			if err != nil {
+				return nil, fmt.Errorf("jetstream: session %s list: %w", session, err)
+			}
+			out = append(out, memory.KV{Key: key, Value: string(e.Value())})
+		}
+	}
+}
+
+// Snapshot renders the session's entries for a system prompt exactly as
+// memory.SessionMemory.Snapshot does: one "key: value" line per key in key
+// order inside <session-context>, each value capped at SnapshotValueBytes
+// with line breaks written as \n; "" when the session has no entries.
+func (m *SessionMemory) Snapshot(ctx context.Context, session string) (string, error) {
+	kvs, err := m.List(ctx, session)
+	if err != nil || len(kvs) == 0 {
+		return "", err
+	}
+	var b strings.Builder
+	b.WriteString("<session-context>\n")
+	for _, kv := range kvs {
+		b.WriteString(kv.Key)
+		b.WriteString(": ")
+		b.WriteString(snapshotValue(kv.Value, m.cfg.SnapshotValueBytes))
+		b.WriteByte('\n')
+	}
+	b.WriteString("</session-context>")
+	return b.String(), nil
+}
+
+// snapshotValue escapes line breaks and caps v at limit bytes, cutting at a
+// UTF-8 boundary.
+func snapshotValue(v string, limit int) string {
+	v = strings.NewReplacer("\\", `\\`, "\r", `\r`, "\n", `\n`).Replace(v)
+	if len(v) <= limit {
+		return v
+	}
+	cut := limit
+	for cut > 0 && !utf8.RuneStart(v[cut]) {
+		cut--
+	}
+	return v[:cut] + "…"
+}
