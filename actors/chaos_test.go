@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/agcore/agcore/actors"
-	"github.com/agcore/agcore/internal/chaos"
+	"github.com/agcore/agcore/chaos"
 	"github.com/agcore/agcore/memory"
 	"github.com/agcore/agcore/messages"
 	"github.com/agcore/agcore/providers"
