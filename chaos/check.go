@@ -9,6 +9,7 @@ import (
 
 	"github.com/agcore/agcore/memory"
 	"github.com/agcore/agcore/messages"
+	"github.com/agcore/agcore/providers"
 	"github.com/agcore/agcore/toolsys"
 )
 
@@ -74,8 +75,8 @@ type Report struct {
 	// "failed", "cancelled", ...), and OpenTurns those left open.
 	Turns     map[string]int `json:"turns"`
 	OpenTurns int            `json:"open_turns"`
-	// FailReasons counts the failed turns by the reason they give, cut to
-	// its first clause.
+	// FailReasons counts the failed turns by the class of the reason they
+	// give: the kind of provider failure it names, or its first clause.
 	FailReasons map[string]int `json:"fail_reasons,omitempty"`
 	// ToolCalls counts the tool calls the models made. Reruns counts the
 	// calls of re-runnable tools started more than once (run again after
@@ -344,9 +345,15 @@ func (a *audit) finish(acks []Ack) {
 	}
 }
 
-// reasonClass cuts a failure reason to its first clause, so that reasons
-// that differ only in detail count together.
+// reasonClass names the class of a failure reason, so that reasons that
+// differ only in detail count together: the kind of provider failure it
+// names ("rate limited", "server error", ...), or else its first clause.
 func reasonClass(reason string) string {
+	for k := providers.KindOther + 1; k <= providers.KindUnavailable; k++ {
+		if strings.Contains(reason, ": "+k.String()) {
+			return k.String()
+		}
+	}
 	if reason == "" {
 		return "unknown"
 	}

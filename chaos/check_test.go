@@ -174,11 +174,13 @@ func TestCheck_CountsTheRun(t *testing.T) {
 	j := newJournal(t)
 	write(t, j, "a", goodTurn(0, "t0", "first")...)
 	write(t, j, "b", user(0, "t0", "x"), messages.TurnCompleted{Turn: 0, TurnID: "t0", Outcome: messages.OutcomeFailed, Reason: "model call failed: chaos: server error (status 500)"})
+	write(t, j, "c", user(0, "t0", "x"), messages.TurnCompleted{Turn: 0, TurnID: "t0", Outcome: messages.OutcomeFailed, Reason: "budget spent"})
 	rep, err := chaos.Check(t.Context(), j, chaos.CheckOptions{Rerunnable: rerunnable, Settled: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !rep.OK() || rep.Sessions != 2 || rep.ToolCalls != 2 || rep.Turns["completed"] != 1 || rep.Turns["failed"] != 1 || rep.FailReasons["model call failed"] != 1 {
+	if !rep.OK() || rep.Sessions != 3 || rep.ToolCalls != 2 || rep.Turns["completed"] != 1 || rep.Turns["failed"] != 2 ||
+		rep.FailReasons["server error"] != 1 || rep.FailReasons["budget spent"] != 1 {
 		t.Fatalf("report %+v", rep)
 	}
 }
