@@ -127,9 +127,9 @@ func Open(dir string, model providers.Provider, tools actors.Tools) (*actors.Run
 	return actors.New(actors.Config{
 		DataDir: dir, Durability: memory.DurabilityBatch,
 		Provider: model, Tools: tools,
-		BasePrompt: "You are a support agent. Look orders up before you refund them.",
-		Limits:     actors.Limits{ToolTimeout: 500 * time.Millisecond},
-		Retry:      providers.RetryPolicy{MaxAttempts: 3, Initial: 5 * time.Millisecond, Max: 20 * time.Millisecond},
+		BasePrompt:  "You are a support agent. Look orders up before you refund them.",
+		Limits:      actors.Limits{ToolTimeout: 500 * time.Millisecond},
+		Retry:       providers.RetryPolicy{MaxAttempts: 3, Initial: 5 * time.Millisecond, Max: 20 * time.Millisecond},
 		IdleTimeout: -1,
 	})
 }
