@@ -204,21 +204,21 @@ func runInProcess(ctx context.Context, a *app, o *chaosOptions, dataDir, ledger 
 		return err
 	}
 	werr := runWorkload(ctx, rt, w, o, tally.add)
-	if err := shutdownChaos(ctx, rt, tally.add); err != nil {
+	if err := shutdownChaos(ctx, rt.Shutdown, shutdownTimeout, tally.add); err != nil {
 		werr = errors.Join(werr, err)
 	}
 	return errors.Join(werr, w.close())
 }
 
-// shutdownChaos shuts rt down. A runtime that does not stop within
-// shutdownTimeout is a finding of the run, reported to out as a
-// "problem"; only other errors are returned.
-func shutdownChaos(ctx context.Context, rt *actors.Runtime, out sink) error {
-	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), shutdownTimeout)
+// shutdownChaos shuts a runtime down with shutdown (its Shutdown). A
+// runtime that does not stop within timeout is a finding of the run,
+// reported to out as a "problem"; only other errors are returned.
+func shutdownChaos(ctx context.Context, shutdown func(context.Context) error, timeout time.Duration, out sink) error {
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), timeout)
 	defer cancel()
-	err := rt.Shutdown(sctx)
+	err := shutdown(sctx)
 	if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
-		out(chaosEvent{Type: "problem", Text: fmt.Sprintf("the runtime did not shut down within %s: a session or a call did not stop", shutdownTimeout)})
+		out(chaosEvent{Type: "problem", Text: fmt.Sprintf("the runtime did not shut down within %s: a session or a call did not stop", timeout)})
 		return nil
 	}
 	return err
@@ -240,7 +240,7 @@ func runChaosWorker(cmd *cobra.Command, a *app, o *chaosOptions) error {
 		return err
 	}
 	werr := runWorkload(ctx, rt, w, o, out)
-	if err := errors.Join(werr, shutdownChaos(ctx, rt, out), w.close()); err != nil {
+	if err := errors.Join(werr, shutdownChaos(ctx, rt.Shutdown, shutdownTimeout, out), w.close()); err != nil {
 		return err
 	}
 	out(chaosEvent{Type: "done"})

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -222,5 +224,36 @@ func TestChaosView_Terminal(t *testing.T) {
 	out := b.String()
 	if !strings.Contains(out, ansiClearLine) || !strings.Contains(out, "turns 1/2 ended") || !strings.Contains(out, "1 kills") || !strings.HasSuffix(out, "\n\n") {
 		t.Fatalf("terminal view %q", out)
+	}
+}
+
+// TestChaos_KillsFasterThanStartUp: kills that always land before a
+// worker has run a turn stop the run with an error that says to raise
+// the minimum delay, instead of looping for ever.
+func TestChaos_KillsFasterThanStartUp(t *testing.T) {
+	if testing.Short() {
+		t.Skip("re-executes the test binary")
+	}
+	code, _, stderr := runCLI(t.Context(), t, nil, "chaos", "--sessions", "2", "--turns", "1", "--kill-every", "1ns")
+	if code != exitUsage || !strings.Contains(stderr, "raise its minimum") {
+		t.Fatalf("exit %d, stderr %s", code, stderr)
+	}
+}
+
+// TestShutdownChaos_Problem: a runtime that does not stop in time is
+// reported as a problem of the run, not as an error that ends the run
+// before the check; another error is returned.
+func TestShutdownChaos_Problem(t *testing.T) {
+	tally := newChaosTally()
+	stuck := func(ctx context.Context) error { <-ctx.Done(); return ctx.Err() }
+	if err := shutdownChaos(t.Context(), stuck, time.Millisecond, tally.add); err != nil {
+		t.Fatalf("shutdownChaos returned %v, want the problem reported instead", err)
+	}
+	if len(tally.problems) != 1 || !strings.Contains(tally.problems[0], "did not shut down within 1ms") {
+		t.Fatalf("problems %q", tally.problems)
+	}
+	broken := errors.New("journal closed twice")
+	if err := shutdownChaos(t.Context(), func(context.Context) error { return broken }, time.Second, tally.add); !errors.Is(err, broken) {
+		t.Fatalf("shutdownChaos returned %v, want %v", err, broken)
 	}
 }
