@@ -39,17 +39,13 @@ func killLoop(ctx context.Context, a *app, o *chaosOptions, dataDir string, tall
 	if err := os.MkdirAll(dataDir, 0o700); err != nil {
 		return fmt.Errorf("data directory: %w", err)
 	}
-	rng := rand.New(rand.NewPCG(o.seed, o.seed^0x5851f42d4c957f2d))
+	nextDelay := killDelays(o.seed, o.killMin, o.killMax)
 	idle := 0
 	for worker := 1; ; worker++ {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		delay := o.killMin
-		if span := o.killMax - o.killMin; span > 0 {
-			delay += time.Duration(rng.Int64N(int64(span) + 1))
-		}
-		killed, err := runWorker(ctx, exe, a, o, dataDir, worker, delay, tally)
+		killed, err := runWorker(ctx, exe, a, o, dataDir, worker, nextDelay(), tally)
 		if err != nil {
 			return err
 		}
@@ -64,6 +60,18 @@ func killLoop(ctx context.Context, a *app, o *chaosOptions, dataDir string, tall
 		if idle >= maxIdleKills {
 			return &usageError{fmt.Errorf("%d workers in a row were killed before they ran a turn: --kill-every %s is shorter than a worker's start-up; raise its minimum", idle, o.killEvery)}
 		}
+	}
+}
+
+// killDelays returns the source of the kill delays of a run: drawn in
+// [lo, hi] from seed, the same sequence for the same seed.
+func killDelays(seed uint64, lo, hi time.Duration) func() time.Duration {
+	rng := rand.New(rand.NewPCG(seed, seed^0x5851f42d4c957f2d))
+	return func() time.Duration {
+		if hi <= lo {
+			return lo
+		}
+		return lo + time.Duration(rng.Int64N(int64(hi-lo)+1))
 	}
 }
 

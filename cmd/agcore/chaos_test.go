@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -94,7 +95,7 @@ func TestChaos_BrokenRerunFails(t *testing.T) {
 	}
 	found := false
 	for _, v := range rep.Violations {
-		if v.Invariant == chaos.InvToolStartedOnce && strings.Contains(v.Problem, "charge") && v.Session != "" {
+		if v.Invariant == chaos.InvToolStartedOnce && strings.Contains(v.Problem, "charge") && v.Session != "" && v.Seq > 0 {
 			found = true
 		}
 	}
@@ -135,7 +136,7 @@ func TestChaos_Config(t *testing.T) {
 	if err := os.WriteFile(cfg, []byte("workspace: "+ws+"\ndefault_model: mock/scripted\nproviders:\n  - name: mock\n    type: scripted\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	code, stdout, stderr := runCLI(t.Context(), t, nil, "--config", cfg, "chaos", "--json", "--sessions", "3", "--turns", "2", "--fail-rate", "0.2", "--seed", "4")
+	code, stdout, stderr := runCLI(t.Context(), t, nil, "--config", cfg, "chaos", "--model", "mock/scripted", "--json", "--sessions", "3", "--turns", "2", "--fail-rate", "0.2", "--seed", "4")
 	var rep chaosReport
 	if err := json.Unmarshal([]byte(stdout), &rep); err != nil || code != exitOK {
 		t.Fatalf("exit %d: %v\n%s\n%s", code, err, stdout, stderr)
@@ -255,5 +256,29 @@ func TestShutdownChaos_Problem(t *testing.T) {
 	broken := errors.New("journal closed twice")
 	if err := shutdownChaos(t.Context(), func(context.Context) error { return broken }, time.Second, tally.add); !errors.Is(err, broken) {
 		t.Fatalf("shutdownChaos returned %v, want %v", err, broken)
+	}
+}
+
+// TestChaos_SeedRepeatsTheFaults: two runs with one seed inject the same
+// model faults (one session: its model calls come one at a time), and
+// draw the same kill delays.
+func TestChaos_SeedRepeatsTheFaults(t *testing.T) {
+	faults := func() map[chaos.FaultKind]int64 {
+		code, rep, stderr := chaosJSON(t, "--sessions", "1", "--turns", "8", "--fail-rate", "0.4", "--truncate-rate", "0.1", "--seed", "9")
+		if code != exitOK {
+			t.Fatalf("exit %d\n%s", code, stderr)
+		}
+		return rep.Faults
+	}
+	a, b := faults(), faults()
+	if len(a) == 0 || !maps.Equal(a, b) {
+		t.Fatalf("the same seed injected %v, then %v", a, b)
+	}
+	x, y := killDelays(9, 300*time.Millisecond, time.Second), killDelays(9, 300*time.Millisecond, time.Second)
+	for i := range 100 {
+		dx, dy := x(), y()
+		if dx != dy || dx < 300*time.Millisecond || dx > time.Second {
+			t.Fatalf("kill delay %d: %v and %v, want equal and in [300ms, 1s]", i, dx, dy)
+		}
 	}
 }
