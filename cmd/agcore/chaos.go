@@ -68,7 +68,8 @@ The workload is the built-in agent (a scripted model that calls a read-only
 lookup and a non-idempotent charge in parallel each turn, then answers), or,
 with --config, the configuration's own providers, tools and agent profiles
 (point --model at a scripted provider, such as mock/scripted, to run
-offline). Each of --sessions sessions runs --turns turns, all sessions at
+offline). Only the --config flag selects a configuration here: chaos does
+not read AGCORE_CONFIG or the default file. Each of --sessions sessions runs --turns turns, all sessions at
 once. Calls that need approval are refused: no one is there to approve.
 
 Faults: --fail-rate (model calls rate limited, server error or timeout),
@@ -104,6 +105,13 @@ concurrent calls draw them still depends on scheduling).`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := o.validate(); err != nil {
 				return &usageError{err}
+			}
+			if a.configPath == "" {
+				for _, flag := range []string{"model", "prompt"} {
+					if cmd.Flags().Changed(flag) {
+						return &usageError{fmt.Errorf("--%s applies to the agents of a configuration: add --config FILE", flag)}
+					}
+				}
 			}
 			if !cmd.Flags().Changed("seed") && o.worker == 0 {
 				o.seed = rand.Uint64() >> 11 // printed in the report, to repeat the run

@@ -128,6 +128,11 @@ func runChaos(cmd *cobra.Command, a *app, o *chaosOptions) error {
 	view := newChaosView(out, termFor(out, a.getenv), o, tally)
 	view.header(dataDir)
 	start := time.Now()
+	keep := func() {
+		if cleanup != nil {
+			cleanup(true)
+		}
+	}
 	err = view.run(ctx, func() error {
 		if o.killMin > 0 {
 			return killLoop(ctx, a, o, dataDir, tally)
@@ -135,12 +140,12 @@ func runChaos(cmd *cobra.Command, a *app, o *chaosOptions) error {
 		return runInProcess(ctx, a, o, dataDir, ledger, tally)
 	})
 	if err != nil {
-		cleanup(true)
+		keep()
 		return err
 	}
 	rep, err := checkChaos(ctx, o, dataDir, ledger, tally, a.configPath != "")
 	if err != nil {
-		cleanup(true)
+		keep()
 		return err
 	}
 	rep.Wall = time.Since(start)

@@ -158,6 +158,7 @@ func TestChaos_BadFlags(t *testing.T) {
 		{[]string{"--sessions", "0"}, "--sessions"},
 		{[]string{"--turns", "0"}, "--turns"},
 		{[]string{"--tool-timeout", "0s"}, "--tool-timeout"},
+		{[]string{"--model", "mock/scripted"}, "--model applies to the agents of a configuration"},
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
@@ -180,6 +181,22 @@ func TestChaos_DataDirMustBeEmpty(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "x")); err != nil {
 		t.Fatalf("the directory was touched: %v", err)
+	}
+
+	// An empty (or missing) one is used, and kept.
+	empty := filepath.Join(t.TempDir(), "data")
+	code, stdout, stderr := runCLI(t.Context(), t, nil, "--data-dir", empty, "chaos", "--sessions", "2", "--turns", "1", "--json")
+	var rep chaosReport
+	if err := json.Unmarshal([]byte(stdout), &rep); err != nil || code != exitOK {
+		t.Fatalf("exit %d: %v\n%s", code, err, stderr)
+	}
+	if !rep.Kept || rep.DataDir != empty || rep.Journals != 2 {
+		t.Fatalf("report %+v", rep)
+	}
+	for _, p := range []string{empty, empty + ".ledger"} {
+		if _, err := os.Stat(p); err != nil {
+			t.Errorf("%s: %v", p, err)
+		}
 	}
 }
 
