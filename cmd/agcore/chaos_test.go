@@ -299,3 +299,19 @@ func TestChaos_SeedRepeatsTheFaults(t *testing.T) {
 		}
 	}
 }
+
+// TestChaos_FailedRunKeepsNamedDataDir: a run on a named data directory
+// that fails before its check (here, an unknown model) reports the error
+// and leaves the directory alone.
+func TestChaos_FailedRunKeepsNamedDataDir(t *testing.T) {
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "agcore.yaml")
+	if err := os.WriteFile(cfg, []byte("workspace: "+dir+"\ndefault_model: mock/scripted\nproviders:\n  - name: mock\n    type: scripted\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	data := filepath.Join(dir, "data")
+	code, _, stderr := runCLI(t.Context(), t, nil, "--config", cfg, "--data-dir", data, "chaos", "--model", "nope/x", "--sessions", "1", "--turns", "1")
+	if code != exitUsage || !strings.Contains(stderr, "nope") {
+		t.Fatalf("exit %d, stderr %s", code, stderr)
+	}
+}
