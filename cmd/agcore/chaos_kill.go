@@ -19,9 +19,9 @@ import (
 // line when it sees it (see TestMain).
 const chaosWorkerEnv = "AGCORE_CHAOS_WORKER"
 
-// maxIdleKills is how many workers in a row may be killed before they
-// make any progress (an acknowledged message or an ended turn) before the
-// run gives up: the kills come faster than a start-up.
+// maxIdleKills is how many workers in a row may be killed in their
+// start-up (before they have opened every session) before the run gives
+// up: the kills come faster than a start-up.
 const maxIdleKills = 20
 
 // stderrTail is how much of a worker's standard error is kept, to explain
@@ -52,13 +52,13 @@ func killLoop(ctx context.Context, a *app, o *chaosOptions, dataDir string, tall
 		if !killed {
 			return nil
 		}
-		if tally.restarted() == 0 {
-			idle++
-		} else {
+		if tally.restarted() {
 			idle = 0
+		} else {
+			idle++
 		}
 		if idle >= maxIdleKills {
-			return &usageError{fmt.Errorf("%d workers in a row were killed before they ran a turn: --kill-every %s is shorter than a worker's start-up; raise its minimum", idle, o.killEvery)}
+			return &usageError{fmt.Errorf("%d workers in a row were killed before they had opened their sessions: --kill-every %s is shorter than a worker's start-up; raise its minimum", idle, o.killEvery)}
 		}
 	}
 }
@@ -88,9 +88,12 @@ func workerArgs(a *app, o *chaosOptions, dataDir string, n int) []string {
 		"--slow-token-rate", f(o.slowTokenRate), "--panic-rate", f(o.panicRate), "--hang-rate", f(o.hangRate),
 		"--tool-error-rate", f(o.toolErrorRate), "--slow-tool-rate", f(o.slowToolRate),
 		"--append-fail-rate", f(o.appendFailRate), "--tool-timeout", o.toolTimeout.String(),
-		"--seed", strconv.FormatUint(o.seed, 10), "--prompt", o.prompt)
-	if o.model != "" {
-		args = append(args, "--model", o.model)
+		"--seed", strconv.FormatUint(o.seed, 10))
+	if a.configPath != "" {
+		args = append(args, "--prompt", o.prompt)
+		if o.model != "" {
+			args = append(args, "--model", o.model)
+		}
 	}
 	if o.brokenRerun {
 		args = append(args, "--broken-rerun")
@@ -114,17 +117,15 @@ func runWorker(ctx context.Context, exe string, a *app, o *chaosOptions, dataDir
 		return false, fmt.Errorf("start worker %d: %w", n, err)
 	}
 	var (
-		mu      sync.Mutex
-		killed  bool
-		killErr error
+		mu       sync.Mutex
+		killedAt time.Time
 	)
 	timer := time.AfterFunc(delay, func() {
 		mu.Lock()
 		defer mu.Unlock()
 		at := time.Now()
-		if killErr = cmd.Process.Kill(); killErr == nil {
-			killed = true
-			tally.killed(at)
+		if cmd.Process.Kill() == nil {
+			killedAt = at
 		}
 	})
 	done := false
@@ -142,10 +143,14 @@ func runWorker(ctx context.Context, exe string, a *app, o *chaosOptions, dataDir
 	timer.Stop()
 	mu.Lock()
 	defer mu.Unlock()
+	// A worker that had already exited when the kill was sent (a zombie
+	// takes the signal) was not killed: only a signal ended a killed one.
+	killed := !killedAt.IsZero() && cmd.ProcessState != nil && cmd.ProcessState.ExitCode() == -1
 	switch {
 	case ctx.Err() != nil:
 		return false, context.Cause(ctx)
 	case killed:
+		tally.killed(killedAt)
 		return true, nil
 	case werr != nil || !done:
 		return false, fmt.Errorf("worker %d failed on its own (%v):\n%s", n, werr, stderr.String())

@@ -34,11 +34,11 @@ type chaosTally struct {
 	kills, restarts int
 	recoveries      []time.Duration
 	lastKill        time.Time
-	// progress counts the events since the last worker started, to detect
-	// workers killed before they do anything.
-	progress int
-	done     bool
-	now      func() time.Time
+	// started records that the last worker started had opened every
+	// session (its "ready"), to detect workers killed in their start-up.
+	started bool
+	done    bool
+	now     func() time.Time
 }
 
 func newChaosTally() *chaosTally {
@@ -51,7 +51,7 @@ func (t *chaosTally) add(ev chaosEvent) {
 	defer t.mu.Unlock()
 	switch ev.Type {
 	case "ready":
-		t.ready = true
+		t.ready, t.started = true, true
 		t.rerunnable = ev.Rerunnable
 		if !t.lastKill.IsZero() {
 			t.recoveries = append(t.recoveries, t.now().Sub(t.lastKill))
@@ -59,10 +59,8 @@ func (t *chaosTally) add(ev chaosEvent) {
 		}
 	case "ack":
 		t.acks = append(t.acks, chaos.Ack{Session: ev.Session, TurnID: ev.TurnID, Text: ev.Text})
-		t.progress++
 	case "end":
 		t.ended[ev.Outcome]++
-		t.progress++
 	case "fault":
 		t.faults[ev.Fault]++
 	case "refused":
@@ -82,15 +80,16 @@ func (t *chaosTally) killed(at time.Time) {
 	t.lastKill = at
 }
 
-// restarted records the start of a worker after a kill, and returns the
-// progress of the one before.
-func (t *chaosTally) restarted() int {
+// restarted records the start of a worker after a kill, and reports
+// whether the one before got through its start-up (opened every session,
+// which resumes their open turns).
+func (t *chaosTally) restarted() bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.restarts++
-	p := t.progress
-	t.progress = 0
-	return p
+	started := t.started
+	t.started = false
+	return started
 }
 
 // snapshot is what the live view shows.

