@@ -27,7 +27,6 @@ type chaosTally struct {
 	refused    int
 	problems   []string
 	rerunnable []string
-	ready      bool
 	// kills counts the workers killed, restarts the workers started after
 	// one, and recoveries the time from each kill to the next worker's
 	// "ready".
@@ -37,7 +36,6 @@ type chaosTally struct {
 	// started records that the last worker started had opened every
 	// session (its "ready"), to detect workers killed in their start-up.
 	started bool
-	done    bool
 	now     func() time.Time
 }
 
@@ -51,7 +49,7 @@ func (t *chaosTally) add(ev chaosEvent) {
 	defer t.mu.Unlock()
 	switch ev.Type {
 	case "ready":
-		t.ready, t.started = true, true
+		t.started = true
 		t.rerunnable = ev.Rerunnable
 		if !t.lastKill.IsZero() {
 			t.recoveries = append(t.recoveries, t.now().Sub(t.lastKill))
@@ -67,8 +65,6 @@ func (t *chaosTally) add(ev chaosEvent) {
 		t.refused++
 	case "problem":
 		t.problems = append(t.problems, ev.Text)
-	case "done":
-		t.done = true
 	}
 }
 
@@ -92,17 +88,18 @@ func (t *chaosTally) restarted() bool {
 	return started
 }
 
-// snapshot is what the live view shows.
+// chaosProgress is what the live view shows of a run.
 type chaosProgress struct {
-	acked, ended, failed int
-	faults               int64
-	kills, restarts      int
+	ended, failed   int
+	faults          int64
+	kills, restarts int
 }
 
+// snapshot returns the progress so far.
 func (t *chaosTally) snapshot() chaosProgress {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	p := chaosProgress{acked: len(t.acks), kills: t.kills, restarts: t.restarts}
+	p := chaosProgress{kills: t.kills, restarts: t.restarts}
 	for outcome, n := range t.ended {
 		p.ended += n
 		if outcome != "completed" {
