@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/agcore/agcore/actors"
+	"github.com/agcore/agcore/chaos"
 	"github.com/agcore/agcore/memory"
 	"github.com/agcore/agcore/messages"
 	"github.com/agcore/agcore/providers/scripted"
@@ -305,8 +306,25 @@ func TestKillLoop(t *testing.T) {
 		t.Helper()
 		j, closeJournal := openJournal(t, dataDir)
 		defer closeJournal()
+		var checkAcks []chaos.Ack
+		for _, ack := range acks {
+			checkAcks = append(checkAcks, chaos.Ack{Session: ack.session, TurnID: ack.turnID, Text: ack.text})
+		}
+		rep, err := chaos.Check(ctx, j, chaos.CheckOptions{Acknowledged: checkAcks,
+			Rerunnable: func(name string) bool { return name == "lookup" }, Settled: settled})
+		if err != nil {
+			t.Fatalf("%s: %v", round, err)
+		}
+		for _, v := range rep.Violations {
+			if v.Invariant == chaos.InvAckPresent {
+				lost++
+			}
+			t.Errorf("%s: %s", round, v)
+		}
+		ackChecks += rep.Acknowledged
+		callChecks += rep.ToolCalls
+		reruns, interrupted = rep.Reruns, rep.Interrupted
 		audits := map[string]*journalAudit{}
-		reruns, interrupted = 0, 0
 		for i := range loopSessions {
 			id := loopSessionID(i)
 			a, err := auditJournal(ctx, j, id)
@@ -317,33 +335,6 @@ func TestKillLoop(t *testing.T) {
 				t.Fatalf("%s: the journal of %s is unreadable: %v", round, id, err)
 			}
 			audits[id] = a
-			for _, problem := range a.check(func(name string) bool { return name == "lookup" }, settled) {
-				t.Errorf("%s: %s: %s", round, id, problem)
-			}
-			callChecks += len(a.calls)
-			interrupted += a.interrupted
-			for _, n := range a.started {
-				if n > 1 {
-					reruns++
-				}
-			}
-		}
-		users := map[string]map[string]bool{}
-		for id, a := range audits {
-			users[id] = map[string]bool{}
-			for _, m := range a.state.History {
-				if m.Role == messages.RoleUser {
-					users[id][m.Text()] = true
-				}
-			}
-		}
-		for _, ack := range acks {
-			a := audits[ack.session]
-			if a == nil || a.turnIDs[ack.turnID] != 1 || !users[ack.session][ack.text] {
-				lost++
-				t.Errorf("%s: acknowledged message %q (turn id %s) is not journaled once", round, ack.text, ack.turnID)
-			}
-			ackChecks++
 		}
 		data, err := os.ReadFile(charges)
 		if err != nil && !errors.Is(err, os.ErrNotExist) {

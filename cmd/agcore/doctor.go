@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/agcore/agcore/chaos"
 	"github.com/agcore/agcore/internal/config"
 	"github.com/agcore/agcore/memory"
 	"github.com/agcore/agcore/memory/knowledge"
@@ -28,7 +29,9 @@ func newDoctorCmd(a *app) *cobra.Command {
 		Long: `Check everything agcore keeps in the data directory (--data-dir) without
 changing it: the table files against their checksums, every session's journal
 (each entry's checksum, sequence numbers without gaps, decodable events, the
-snapshots against the entries they cover), the knowledge index against its
+snapshots against the entries they cover, and the recovery invariants of
+docs/chaos.md: every call answered once, every turn ended once or
+resumable, no client turn id run twice), the knowledge index against its
 pages, and the environment. It prints a report and exits with 0 when nothing
 is damaged, 1 with the list of what is.
 
@@ -71,6 +74,9 @@ agcore doctor needs the data directory to itself: stop the server first.`,
 			}
 			if len(rep.Damaged) > 0 {
 				hint := "run `agcore doctor --repair` to set the damaged sessions aside"
+				if len(rep.Invariants) == len(rep.Damaged) {
+					hint = "the journals replay but break recovery invariants (docs/chaos.md): the runtime that wrote them has a bug"
+				}
 				if !rep.Repairable {
 					hint = "restore the latest backup (agcore restore) into a new data directory"
 				}
@@ -99,6 +105,10 @@ type doctorReport struct {
 	// findings.
 	Sessions int                    `json:"sessions"`
 	Reports  []memory.SessionReport `json:"reports,omitempty"`
+	// Invariants are the recovery invariants that the sound journals
+	// break (chaos.Check): a call answered twice, a turn ended twice, a
+	// client turn id journaled twice, a turn that cannot resume.
+	Invariants []chaos.Violation `json:"invariants,omitempty"`
 	// Knowledge is the check of the knowledge index, nil when the store
 	// could not be opened.
 	Knowledge   *knowledge.IndexReport `json:"knowledge,omitempty"`
@@ -184,6 +194,9 @@ func (rep *doctorReport) summarize() {
 			}
 		}
 	}
+	for _, v := range rep.Invariants {
+		rep.Damaged = append(rep.Damaged, v.String())
+	}
 	if k := rep.Knowledge; k != nil {
 		if k.Missing > 0 || k.Stale > 0 {
 			rep.Damaged = append(rep.Damaged, fmt.Sprintf("knowledge index: %d keys missing or wrong, %d stale (--repair rebuilds it)", k.Missing, k.Stale))
@@ -194,9 +207,13 @@ func (rep *doctorReport) summarize() {
 	}
 }
 
-// checkJournals verifies every session's journal and the leftovers.
+// checkJournals verifies every session's journal and the leftovers, and
+// holds each sound journal to the recovery invariants. Doctor does not
+// know which tools may run twice, so a call started twice is not checked
+// here (agcore chaos and chaos.Check with the tools do).
 func checkJournals(ctx context.Context, j *memory.BadgerJournal, rep *doctorReport) error {
-	rep.Sessions, rep.Reports = 0, nil
+	rep.Sessions, rep.Reports, rep.Invariants = 0, nil, nil
+	var sound []string
 	for id, err := range j.Sessions(ctx) {
 		if err != nil {
 			return err
@@ -209,6 +226,16 @@ func checkJournals(ctx context.Context, j *memory.BadgerJournal, rep *doctorRepo
 		if len(r.Findings) > 0 {
 			rep.Reports = append(rep.Reports, r)
 		}
+		if !r.Damaged() {
+			sound = append(sound, id)
+		}
+	}
+	if len(sound) > 0 {
+		inv, err := chaos.Check(ctx, j, chaos.CheckOptions{Sessions: sound, Rerunnable: func(string) bool { return true }})
+		if err != nil {
+			return fmt.Errorf("check the recovery invariants: %w", err)
+		}
+		rep.Invariants = inv.Violations
 	}
 	for r, err := range j.Leftovers(ctx) {
 		if err != nil {
@@ -322,6 +349,9 @@ func printDoctor(w io.Writer, t term, rep *doctorReport) {
 		if r.Unsealed > 0 {
 			fmt.Fprintf(w, "  %s %s: %d entries written before checksums (version 1)\n", note, r.Session, r.Unsealed)
 		}
+	}
+	for _, v := range rep.Invariants {
+		fmt.Fprintf(w, "  %s %s\n", bad, v)
 	}
 	for _, q := range rep.Quarantined {
 		fmt.Fprintf(w, "  %s %s quarantined at %s (%d keys kept aside)\n", note, q.Session, q.At.Format(time.RFC3339), q.Keys)

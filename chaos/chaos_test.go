@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agcore/agcore/internal/chaos"
+	"github.com/agcore/agcore/chaos"
 	"github.com/agcore/agcore/messages"
 	"github.com/agcore/agcore/providers"
 	"github.com/agcore/agcore/providers/scripted"

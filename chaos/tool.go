@@ -6,13 +6,19 @@ import (
 	"fmt"
 	"slices"
 	"sync/atomic"
+	"time"
 
 	"github.com/agcore/agcore/messages"
 	"github.com/agcore/agcore/toolsys"
 )
 
+// DefaultSlowTool is the delay of a slow tool call when ToolOptions.Slow
+// is zero.
+const DefaultSlowTool = 100 * time.Millisecond
+
 // ToolOptions configures the faults of a ToolSet or a Tool. The zero value
-// injects nothing. PanicRate + HangRate must not exceed 1.
+// injects nothing. Each call draws at most one fault: the rates must add up
+// to at most 1.
 type ToolOptions struct {
 	// PanicRate is the fraction of calls, in [0, 1], that panic with a
 	// PanicValue instead of running.
@@ -21,6 +27,17 @@ type ToolOptions struct {
 	// context is done and then return its error, without running: a tool
 	// that ignores everything but its deadline.
 	HangRate float64
+	// ErrorRate is the fraction of calls, in [0, 1], that fail with an
+	// error wrapping ErrInjected, without running.
+	ErrorRate float64
+	// SlowRate is the fraction of calls, in [0, 1], that wait Slow (or
+	// until their context is done) before they run.
+	SlowRate float64
+	// Slow is the delay of a slow call. Zero means DefaultSlowTool.
+	Slow time.Duration
+	// OnFault receives every injected fault. Nil means none is reported
+	// (Stats still counts them).
+	OnFault Observer
 	// Only restricts the faults to the tools with these names. Empty means
 	// every tool.
 	Only []string
@@ -32,59 +49,84 @@ type ToolOptions struct {
 type ToolStats struct {
 	// Calls is the number of calls, faulty or not.
 	Calls int64
-	// Panics and Hangs count the injected faults.
-	Panics, Hangs int64
+	// Panics, Hangs, Errors and Slow count the injected faults.
+	Panics, Hangs, Errors, Slow int64
 }
+
+// Injected returns the total number of injected faults.
+func (s ToolStats) Injected() int64 { return s.Panics + s.Hangs + s.Errors + s.Slow }
 
 // injector draws the fault of each tool call.
 type injector struct {
-	panicRate, hangRate float64
-	only                []string
-	dice                *dice
+	opts ToolOptions
+	dice *dice
 
-	calls, panics, hangs atomic.Int64
+	calls, panics, hangs, errors, slow atomic.Int64
 }
 
 func newInjector(opts ToolOptions) (*injector, error) {
-	if err := checkRate("PanicRate", opts.PanicRate); err != nil {
+	if err := checkRates([]string{"PanicRate", "HangRate", "ErrorRate", "SlowRate"},
+		opts.PanicRate, opts.HangRate, opts.ErrorRate, opts.SlowRate); err != nil {
 		return nil, err
 	}
-	if err := checkRate("HangRate", opts.HangRate); err != nil {
+	if err := checkDelay("Slow", opts.Slow); err != nil {
 		return nil, err
 	}
-	if opts.PanicRate+opts.HangRate > 1 {
-		return nil, fmt.Errorf("%w: PanicRate + HangRate = %v, want at most 1", ErrOptions, opts.PanicRate+opts.HangRate)
+	if opts.Slow == 0 {
+		opts.Slow = DefaultSlowTool
 	}
-	return &injector{panicRate: opts.PanicRate, hangRate: opts.HangRate, only: slices.Clone(opts.Only), dice: newDice(opts.Seed)}, nil
+	opts.Only = slices.Clone(opts.Only)
+	return &injector{opts: opts, dice: newDice(opts.Seed)}, nil
 }
 
 // inject counts a call of tool and plays its fault: it panics, or hangs
-// until ctx is done and reports true with ctx's error, or reports false
-// when the call should run.
+// until ctx is done or fails and reports true with the call's error, or
+// (after a delay, for a slow call) reports false when the call should run.
 func (in *injector) inject(ctx context.Context, tool string, tc *toolsys.Context) (bool, error) {
 	in.calls.Add(1)
-	if len(in.only) > 0 && !slices.Contains(in.only, tool) {
+	o := in.opts
+	if len(o.Only) > 0 && !slices.Contains(o.Only, tool) {
 		return false, nil
+	}
+	if o.PanicRate+o.HangRate+o.ErrorRate+o.SlowRate == 0 {
+		return false, nil
+	}
+	f := Fault{Tool: tool}
+	if tc != nil {
+		f.CallID = tc.CallID
 	}
 	r := in.dice.roll()
 	switch {
-	case r < in.panicRate:
+	case r < o.PanicRate:
 		in.panics.Add(1)
-		v := PanicValue{Tool: tool}
-		if tc != nil {
-			v.CallID = tc.CallID
-		}
-		panic(v)
-	case r < in.panicRate+in.hangRate:
+		f.Kind = FaultPanic
+		o.OnFault.observe(f)
+		panic(PanicValue{Tool: tool, CallID: f.CallID})
+	case r < o.PanicRate+o.HangRate:
 		in.hangs.Add(1)
+		f.Kind = FaultHang
+		o.OnFault.observe(f)
 		<-ctx.Done()
 		return true, fmt.Errorf("%w: tool %s hung: %w", ErrInjected, tool, ctx.Err())
+	case r < o.PanicRate+o.HangRate+o.ErrorRate:
+		in.errors.Add(1)
+		f.Kind = FaultToolError
+		o.OnFault.observe(f)
+		return true, fmt.Errorf("%w: tool %s failed", ErrInjected, tool)
+	case r < o.PanicRate+o.HangRate+o.ErrorRate+o.SlowRate:
+		in.slow.Add(1)
+		f.Kind = FaultSlowTool
+		o.OnFault.observe(f)
+		if err := wait(ctx, o.Slow); err != nil {
+			return true, fmt.Errorf("%w: slow tool %s: %w", ErrInjected, tool, err)
+		}
 	}
 	return false, nil
 }
 
 func (in *injector) stats() ToolStats {
-	return ToolStats{Calls: in.calls.Load(), Panics: in.panics.Load(), Hangs: in.hangs.Load()}
+	return ToolStats{Calls: in.calls.Load(), Panics: in.panics.Load(), Hangs: in.hangs.Load(),
+		Errors: in.errors.Load(), Slow: in.slow.Load()}
 }
 
 // Tools is a set of tools as a runtime consumes it: the method set of
@@ -95,10 +137,10 @@ type Tools interface {
 	Get(name string) (toolsys.Tool, bool)
 }
 
-// ToolSet wraps a Tools so that a fraction of calls panic or hang outside
-// any recovery the wrapped set does (a *toolsys.Registry recovers the
-// panics of its tools; the panics of a ToolSet reach its caller). It is
-// safe for concurrent use.
+// ToolSet wraps a Tools so that a fraction of calls panic, hang, fail or
+// run late, outside any recovery the wrapped set does (a *toolsys.Registry
+// recovers the panics of its tools; the panics of a ToolSet reach its
+// caller). It is safe for concurrent use.
 type ToolSet struct {
 	inner Tools
 	in    *injector
@@ -119,7 +161,7 @@ func NewToolSet(inner Tools, opts ToolOptions) (*ToolSet, error) {
 	return &ToolSet{inner: inner, in: in}, nil
 }
 
-// Call panics, hangs, or calls the wrapped set's Call.
+// Call panics, hangs, fails, waits, or calls the wrapped set's Call.
 func (s *ToolSet) Call(ctx context.Context, name string, raw json.RawMessage, tc *toolsys.Context) (toolsys.Result, error) {
 	if hung, err := s.in.inject(ctx, name, tc); hung {
 		return toolsys.Result{}, err
@@ -136,9 +178,9 @@ func (s *ToolSet) Get(name string) (toolsys.Tool, bool) { return s.inner.Get(nam
 // Stats returns what the set has injected so far.
 func (s *ToolSet) Stats() ToolStats { return s.in.stats() }
 
-// Tool wraps one toolsys.Tool so that a fraction of its executions panic or
-// hang; register it in a registry in place of the tool. Every other method
-// is the wrapped tool's. It is safe for concurrent use.
+// Tool wraps one toolsys.Tool so that a fraction of its executions panic,
+// hang, fail or run late; register it in a registry in place of the tool.
+// Every other method is the wrapped tool's. It is safe for concurrent use.
 type Tool struct {
 	toolsys.Tool
 	in *injector
@@ -159,7 +201,7 @@ func NewTool(t toolsys.Tool, opts ToolOptions) (*Tool, error) {
 	return &Tool{Tool: t, in: in}, nil
 }
 
-// Execute panics, hangs, or runs the wrapped tool.
+// Execute panics, hangs, fails, waits, or runs the wrapped tool.
 func (t *Tool) Execute(ctx context.Context, args json.RawMessage, tc *toolsys.Context) (toolsys.Result, error) {
 	if hung, err := t.in.inject(ctx, t.Name(), tc); hung {
 		return toolsys.Result{}, err
