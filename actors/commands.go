@@ -11,6 +11,8 @@ package actors
 import (
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/agcore/agcore/messages"
 	"github.com/agcore/agcore/toolsys"
 )
@@ -28,6 +30,9 @@ type submitCmd struct {
 	msg    messages.Message
 	sub    *subscriber
 	task   bool
+	// parent is the span of the tool call that spawned a sub-agent's task,
+	// the parent of its turn's span.
+	parent trace.SpanContext
 }
 
 // cancelCmd cancels the running turn, if any, and the sub-agents the

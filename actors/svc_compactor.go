@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/asynkron/protoactor-go/actor"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/agcore/agcore/memory"
 	"github.com/agcore/agcore/messages"
@@ -28,6 +29,8 @@ type compactReq struct {
 	replyTo *actor.PID
 	gen     uint64
 	forTurn bool
+	// parent is the span of the turn that asked, if any.
+	parent trace.SpanContext
 }
 
 // compactor is the service actor that compacts histories off the turns'
@@ -61,7 +64,9 @@ func (j *compactJob) Receive(ctx actor.Context) {
 		return
 	}
 	start := j.rt.clock.Now()
-	ev, err := j.run(j.rt.ctx)
+	sctx, span := j.compactSpan()
+	ev, err := j.run(sctx)
+	j.rt.tel.EndCompaction(span, ev, err)
 	ctx.Send(j.req.replyTo, &compactDone{gen: j.req.gen, forTurn: j.req.forTurn, event: ev, err: err, elapsed: j.rt.clock.Now().Sub(start)})
 	ctx.Stop(ctx.Self())
 }
