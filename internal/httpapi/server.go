@@ -92,12 +92,17 @@ type Config struct {
 	// Journal is read for history and listing. Nil means the runtime's
 	// (actors.Runtime.Journal).
 	Journal Journal
-	// Tools reports the tool statistics of /metrics. Nil means no tool
-	// series.
+	// Tools reports the tool statistics the console shows. Nil means none.
 	Tools ToolStats
-	// Metrics counts requests and, when its hooks are registered with the
-	// runtime, turns. Nil means fresh Metrics (turn counts stay empty).
+	// Metrics counts HTTP requests. Nil means fresh Metrics.
 	Metrics *Metrics
+	// MetricsReader is read at each scrape of /metrics for the runtime's
+	// series (turns, tokens, cost, model and tool calls, active sessions,
+	// restarts): give the runtime a MeterProvider with this reader among
+	// its readers (actors.Config.MeterProvider), so that /metrics and an
+	// OTLP exporter show one source. Nil means /metrics holds the HTTP
+	// series only. *sdkmetric.ManualReader implements it.
+	MetricsReader MetricsReader
 	// Agents names the agent profiles a session may be created with, so
 	// that an unknown agent is refused before the session exists. Empty
 	// means the runtime's profiles (actors.Runtime.Agents).
