@@ -393,7 +393,7 @@ func runServe(cmd *cobra.Command, a *app, o serveOptions) (err error) {
 	}
 	defer stopControl()
 	srv, err := httpapi.New(httpapi.Config{
-		Runtime: rt, Tools: built.Tools, MetricsReader: tel.reader,
+		Runtime: rt, Tools: built.Tools, MetricsReader: tel.reader, Console: true,
 		Token: o.token, MaxBodyBytes: o.maxBody, Logger: base,
 		CORSOrigins: o.corsOrigins, AllowedHosts: o.allowedHosts,
 		ReadHeaderTimeout: o.readHeaderTimeout, BodyTimeout: o.bodyTimeout, IdleTimeout: o.idleTimeout,

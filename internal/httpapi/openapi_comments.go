@@ -41,6 +41,7 @@ func goComments() map[string]string {
 		"github.com/agcore/agcore/internal/httpapi.SessionStatus.Turn":             "Turn is the running turn's index, or the next turn's when idle.",
 		"github.com/agcore/agcore/internal/httpapi.SessionSummary":                 "SessionSummary is one entry of GET /v1/sessions.",
 		"github.com/agcore/agcore/internal/httpapi.SessionSummary.Active":          "Active reports whether the session's actor runs now (it has been used recently); an inactive session is activated by its next use.",
+		"github.com/agcore/agcore/internal/httpapi.SessionSummary.Agent":           "Agent, Turns, Usage, Cost and Updated are read from the session's journal, without activating it; they are absent for a session that has journaled nothing yet. Agent is \"\" for the default agent.",
 		"github.com/agcore/agcore/internal/httpapi.SessionUsage":                   "SessionUsage is the body of GET /v1/sessions/{id}/usage.",
 		"github.com/agcore/agcore/internal/httpapi.TurnRequest":                    "TurnRequest is the body of POST /v1/sessions/{id}/turns.",
 		"github.com/agcore/agcore/internal/httpapi.TurnRequest.Input":              "Input is the user message. Required, and not blank.",

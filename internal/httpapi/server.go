@@ -96,6 +96,10 @@ type Config struct {
 	Tools ToolStats
 	// Metrics counts HTTP requests. Nil means fresh Metrics.
 	Metrics *Metrics
+	// Console serves the web console at / (its assets under /console/):
+	// the pages are public, and the API calls they make need Token. False
+	// (the default) serves the API alone.
+	Console bool
 	// MetricsReader is read at each scrape of /metrics for the runtime's
 	// series (turns, tokens, cost, model and tool calls, active sessions,
 	// restarts): give the runtime a MeterProvider with this reader among
@@ -289,6 +293,9 @@ func (s *Server) routes() {
 		if rt.doc.public {
 			s.public[rt.path] = true
 		}
+	}
+	if s.cfg.Console {
+		s.consoleRoutes(m)
 	}
 	m.HandleFunc("/", s.handleFallback)
 	s.mux = m
