@@ -189,6 +189,17 @@ func TestConsole_EndToEnd(t *testing.T) {
 		conversationHas("write_file"),
 		conversationHas("block here"),
 	)
+	run("read the journal",
+		chromedp.Click("#journal-link", chromedp.ByID),
+		chromedp.WaitVisible("#timeline", chromedp.ByID),
+		chromedp.Text("#timeline", &text, chromedp.ByID),
+	)
+	for _, want := range []string{"user_message", "tool_call_started", "approval_granted", "turn_completed", "turn_cancelled"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the timeline lacks %s:\n%s", want, text)
+		}
+	}
+	screenshot(t, ctx, "console-journal.png")
 	run("list the sessions",
 		chromedp.Navigate(e.url+"/#/sessions"),
 		chromedp.WaitVisible(`tr[data-id="`+id+`"]`, chromedp.ByQuery),

@@ -255,6 +255,15 @@ func routeTable() []route {
 			replies:  []reply{{status: http.StatusOK, description: "The conversation.", json: History{}}},
 			failures: []failure{badSessionID, sessionNotFound},
 		}},
+		{http.MethodGet, "/v1/sessions/{id}/journal", (*Server).handleJournal, operation{
+			id: "getJournal", tag: tagSessions,
+			summary: "Journal of a session",
+			description: "Every entry of the session's journal, oldest first, as the timeline of `agcore sessions replay`: " +
+				"sequence number, type, time and the event. A turn's user_message carries the trace and span ids " +
+				"of its OpenTelemetry span when the runtime traces. It does not activate the session.",
+			replies:  []reply{{status: http.StatusOK, description: "The journal.", json: JournalEntries{}}},
+			failures: []failure{badSessionID, sessionNotFound},
+		}},
 		{http.MethodGet, "/v1/sessions/{id}/usage", (*Server).handleSessionUsage, operation{
 			id: "getSessionUsage", tag: tagUsage,
 			summary:     "Usage and cost of a session",

@@ -395,12 +395,55 @@ async function sessionPage(id) {
 
   show("Session " + id,
     el("h1", {}, "Session ", el("code", { text: id })),
-    meta, el("p", {}, el("a", { href: "#/sessions", text: "← All sessions" })),
+    meta, el("p", { class: "links" }, el("a", { href: "#/sessions", text: "← All sessions" }), " · ",
+      el("a", { href: "#/journal/" + encodeURIComponent(id), id: "journal-link", text: "Journal timeline" })),
     approvals, convo, errors, form);
   await refreshMeta();
   await renderHistory();
   await refreshApprovals();
   leave = () => { stopped = true; };
+}
+
+// ---- the journal as a timeline ----
+
+// describe summarises a journal event in one line, as agcore sessions
+// replay does; turns are numbered from 1.
+function describe(type, d) {
+  const turn = (t) => `turn ${(t || 0) + 1}`;
+  switch (type) {
+    case "activated": return `activation ${d.activation} on ${d.node || "local"}`;
+    case "user_message": return `${turn(d.turn)}: ${textOf(d.message && d.message.content)}`;
+    case "assistant_message": {
+      const calls = (d.message.tool_calls || []).map((c) => c.name).join(", ");
+      const text = textOf(d.message.content);
+      return `${turn(d.turn)}${text ? ": " + text : ""}${calls ? " → " + calls : ""} · ${(d.usage || {}).total_tokens || 0} tokens`;
+    }
+    case "tool_call_started": return `${d.name} ${d.arguments} (${d.call_id})`;
+    case "tool_result": return `${d.is_error ? "✗" : "✓"} ${d.name} (${d.call_id}): ${(d.content || "").slice(0, 120)}`;
+    case "turn_completed": return `${turn(d.turn)} ${d.outcome}${d.reason ? ": " + d.reason : ""} · ${d.round_trips} round trips`;
+    case "turn_cancelled": return `${turn(d.turn)} cancelled${d.reason ? ": " + d.reason : ""}`;
+    case "approval_requested": return `${d.tool} (${d.call_id}) asks for approval${d.reason ? ": " + d.reason : ""}`;
+    case "approval_granted": return `${d.call_id} granted by ${d.by}`;
+    case "approval_denied": return `${d.call_id} denied by ${d.by}: ${d.reason}`;
+    case "compacted": return `${d.kind} compaction: ${d.tokens_before} → ${d.tokens_after} tokens`;
+    default: return JSON.stringify(d).slice(0, 160);
+  }
+}
+
+async function journalPage(id) {
+  setNav("sessions");
+  const j = await api("GET", "/v1/sessions/" + encodeURIComponent(id) + "/journal");
+  const list = el("ol", { class: "timeline", id: "timeline" }, ...j.entries.map((e) => el("li", { class: "entry " + e.type },
+    el("span", { class: "when", text: new Date(e.at).toLocaleTimeString() }), " ",
+    el("span", { class: "seq", text: "#" + e.seq }), " ",
+    el("strong", { class: "type", text: e.type }), " ",
+    el("span", { text: describe(e.type, e.data || {}) }),
+    e.data && e.data.trace_id ? el("div", { class: "trace" }, "trace ", el("code", { text: e.data.trace_id }), " span ", el("code", { text: e.data.span_id })) : null)));
+  show("Journal " + id,
+    el("h1", {}, "Journal of ", el("code", { text: id })),
+    el("p", {}, el("a", { href: "#/session/" + encodeURIComponent(id), text: "← Back to the session" })),
+    el("p", { class: "meta", text: `${j.entries.length} entries, oldest first` }),
+    list);
 }
 
 // ---- usage ----
@@ -473,7 +516,8 @@ async function route() {
   const hash = location.hash || "#/sessions";
   try {
     signout.hidden = !token();
-    if (hash.startsWith("#/session/")) await sessionPage(decodeURIComponent(hash.slice("#/session/".length)));
+    if (hash.startsWith("#/journal/")) await journalPage(decodeURIComponent(hash.slice("#/journal/".length)));
+    else if (hash.startsWith("#/session/")) await sessionPage(decodeURIComponent(hash.slice("#/session/".length)));
     else if (hash === "#/usage") await usagePage();
     else await sessionsPage();
     // A new page takes the focus, unless the user is already in it (typing
