@@ -58,4 +58,3 @@ func (s *Server) handleJournal(w http.ResponseWriter, r *http.Request) {
 	}
 	writeJSON(w, http.StatusOK, out)
 }
-
