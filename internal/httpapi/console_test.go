@@ -215,6 +215,12 @@ func TestConsole_EndToEnd(t *testing.T) {
 		t.Errorf("the usage page lacks the model:\n%s", text)
 	}
 	screenshot(t, ctx, "console-usage.png")
+	run("tools", chromedp.Navigate(e.url+"/#/tools"), chromedp.WaitVisible(`tr[data-tool="read_file"]`, chromedp.ByQuery),
+		chromedp.Text(`tr[data-tool="read_file"]`, &text, chromedp.ByQuery))
+	if !strings.Contains(text, "builtin") || !strings.Contains(text, "1") {
+		t.Errorf("the tools page's read_file row reads %q, want builtin with 1 call", text)
+	}
+	screenshot(t, ctx, "console-tools.png")
 }
 
 func jsString(s string) string {
@@ -272,17 +278,23 @@ func TestConsole_NarrowScreen(t *testing.T) {
 	ctx := headless(t, 375, 800)
 	var overflow bool
 	var labelled int
+	var width int
 	err := chromedp.Run(ctx,
+		chromedp.EmulateViewport(375, 800, chromedp.EmulateMobile),
 		chromedp.Navigate(e.url+"/"),
 		chromedp.WaitVisible("#token", chromedp.ByID),
 		chromedp.SendKeys("#token", "console-token", chromedp.ByID),
 		chromedp.Click("#signin", chromedp.ByID),
 		chromedp.WaitVisible(`tr[data-id="narrow"]`, chromedp.ByQuery),
+		chromedp.Evaluate(`window.innerWidth`, &width),
 		chromedp.Evaluate(`document.documentElement.scrollWidth > window.innerWidth`, &overflow),
 		chromedp.Evaluate(`[...document.querySelectorAll("input, select, textarea")].filter(i => i.labels && i.labels.length > 0).length`, &labelled),
 	)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if width != 375 {
+		t.Fatalf("the page is %d px wide, want 375", width)
 	}
 	if overflow {
 		t.Error("the sessions page is wider than a 375 px screen")

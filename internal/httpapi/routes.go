@@ -126,6 +126,12 @@ func routeTable() []route {
 			description: "Token usage and cost since the server started, in total and by model.",
 			replies:     []reply{{status: http.StatusOK, description: "The usage.", json: providers.UsageSnapshot{}}},
 		}},
+		{http.MethodGet, "/v1/tools", (*Server).handleTools, operation{
+			id: "listTools", tag: tagUsage,
+			summary:     "Tools and their statistics",
+			description: "Every tool with its source (builtin, mcp, wasm, runtime) and its call statistics since the server started, sorted by name.",
+			replies:     []reply{{status: http.StatusOK, description: "The tools.", json: ToolList{}}},
+		}},
 		{http.MethodPost, "/v1/sessions", (*Server).handleCreate, operation{
 			id: "createSession", tag: tagSessions,
 			summary: "Create a session",

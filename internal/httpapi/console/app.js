@@ -446,6 +446,28 @@ async function journalPage(id) {
     list);
 }
 
+// ---- tools ----
+
+async function toolsPage() {
+  setNav("tools");
+  const list = await api("GET", "/v1/tools");
+  const num = (v) => el("td", { class: "num", text: String(v) });
+  show("Tools",
+    el("h1", { text: "Tools" }),
+    el("p", { class: "meta", text: "Every tool agents may call, where it comes from, and its calls since the server started." }),
+    el("div", { class: "table-wrap" }, el("table", { id: "tools" },
+      el("caption", { class: "visually-hidden", text: "Tools and their statistics" }),
+      el("thead", {}, el("tr", {}, el("th", { scope: "col", text: "Tool" }), el("th", { scope: "col", text: "Source" }),
+        el("th", { scope: "col", class: "num", text: "Calls" }), el("th", { scope: "col", class: "num", text: "Errors" }),
+        el("th", { scope: "col", class: "num hide-narrow", text: "Timeouts" }), el("th", { scope: "col", class: "num hide-narrow", text: "Mean ms" }),
+        el("th", { scope: "col", class: "num hide-narrow", text: "Max ms" }))),
+      el("tbody", {}, ...list.tools.map((t) => el("tr", { "data-tool": t.name },
+        el("td", {}, el("code", { text: t.name })), el("td", {}, el("span", { class: "badge", text: t.source })),
+        num(t.calls), el("td", { class: "num" + (t.errors ? " error-text" : ""), text: String(t.errors) }),
+        el("td", { class: "num hide-narrow", text: String(t.timeouts) }),
+        el("td", { class: "num hide-narrow", text: t.mean_ms.toFixed(2) }), el("td", { class: "num hide-narrow", text: t.max_ms.toFixed(2) })))))));
+}
+
 // ---- usage ----
 
 async function usagePage() {
@@ -519,6 +541,7 @@ async function route() {
     if (hash.startsWith("#/journal/")) await journalPage(decodeURIComponent(hash.slice("#/journal/".length)));
     else if (hash.startsWith("#/session/")) await sessionPage(decodeURIComponent(hash.slice("#/session/".length)));
     else if (hash === "#/usage") await usagePage();
+    else if (hash === "#/tools") await toolsPage();
     else await sessionsPage();
     // A new page takes the focus, unless the user is already in it (typing
     // while it loaded).
