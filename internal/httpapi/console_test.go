@@ -16,6 +16,7 @@ import (
 	"github.com/agcore/agcore/internal/httpapi"
 	"github.com/agcore/agcore/internal/testpeers"
 	"github.com/agcore/agcore/messages"
+	"github.com/agcore/agcore/providers/scripted"
 	"github.com/agcore/agcore/toolsys"
 )
 
@@ -321,5 +322,56 @@ func TestList_Summaries(t *testing.T) {
 	s := list.Sessions[0]
 	if s.ID != "s1" || s.Turns != 1 || s.Usage == nil || s.Usage.TotalTokens == 0 || s.Updated == nil || s.Updated.IsZero() {
 		t.Errorf("summary = %+v", s)
+	}
+}
+
+// TestConsole_ModelOutputIsText has the model answer with markup and
+// script; the console shows it as text: no element is created from it and
+// no script runs.
+func TestConsole_ModelOutputIsText(t *testing.T) {
+	const payload = `<img src=x onerror="window.pwned=1"> **bold** <script>window.pwned=2</script>`
+	script := scripted.Script{Rules: []scripted.Rule{{Match: scripted.Match{Any: true}, Reply: scripted.Reply{Text: payload}}}}
+	e := newEnv(t, envOptions{script: script, token: "console-token", serve: true,
+		config: func(c *httpapi.Config) { c.Console = true }})
+	e.createSession("xss")
+	if resp, body := e.do("POST", "/v1/sessions/xss/turns", `{"input":"`+strings.ReplaceAll(payload, `"`, `\"`)+`"}`); resp.StatusCode != http.StatusOK {
+		t.Fatalf("turn %d: %s", resp.StatusCode, body)
+	}
+	ctx := headless(t, 1024, 768)
+	var text string
+	var injected, pwned bool
+	err := chromedp.Run(ctx,
+		chromedp.Navigate(e.url+"/#/session/xss"),
+		chromedp.WaitVisible("#token", chromedp.ByID),
+		chromedp.SendKeys("#token", "console-token", chromedp.ByID),
+		chromedp.Click("#signin", chromedp.ByID),
+		chromedp.WaitVisible("#conversation .msg.assistant", chromedp.ByQuery),
+		chromedp.Text("#conversation", &text, chromedp.ByID),
+		chromedp.Evaluate(`document.querySelector("#conversation img, #conversation script") !== null`, &injected),
+		chromedp.Evaluate(`window.pwned !== undefined`, &pwned),
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if injected || pwned {
+		t.Errorf("markup from the model became elements (injected %v) or ran (pwned %v)", injected, pwned)
+	}
+	if !strings.Contains(text, `<img src=x onerror="window.pwned=1">`) {
+		t.Errorf("the conversation does not show the markup as text:\n%s", text)
+	}
+}
+
+// TestConsole_NoMarkupSinks keeps the console's script free of the DOM
+// calls that parse strings as markup or code, so that what the server
+// sends is only ever inserted as text.
+func TestConsole_NoMarkupSinks(t *testing.T) {
+	src, err := os.ReadFile(filepath.Join("console", "app.js"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, sink := range []string{"innerHTML", "outerHTML", "insertAdjacentHTML", "document.write", "eval(", "new Function", "setTimeout(\"", "srcdoc"} {
+		if strings.Contains(string(src), sink) {
+			t.Errorf("console/app.js uses %s", sink)
+		}
 	}
 }
