@@ -189,3 +189,49 @@ func TestSetupOTel_Env(t *testing.T) {
 		})
 	}
 }
+
+// TestDemo_ExportsOTLPHTTP checks that demo, which runs its own in-memory
+// runtime, exports the spans of its turns too.
+func TestDemo_ExportsOTLPHTTP(t *testing.T) {
+	recv := &otlpReceiver{}
+	srv := httptest.NewServer(recv)
+	defer srv.Close()
+	url := startMockLLM(t)
+	env := map[string]string{"OPENAI_BASE_URL": url, "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT": srv.URL + "/v1/traces"}
+	code, stdout, stderr := runCLI(t.Context(), t, env, "demo", "--model", "scripted", "--sessions", "2", "--workspace", t.TempDir())
+	if code != exitOK {
+		t.Fatalf("demo: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	recv.mu.Lock()
+	defer recv.mu.Unlock()
+	turns := map[string]bool{}
+	for _, s := range recv.spans {
+		if strings.HasPrefix(s.Name, "invoke_agent ") {
+			for _, kv := range s.Attributes {
+				if kv.Key == "gen_ai.conversation.id" {
+					turns[kv.Value.GetStringValue()] = true
+				}
+			}
+		}
+	}
+	if len(turns) != 2 || slices.Contains(recv.paths, "/v1/metrics") {
+		t.Errorf("turn spans of sessions %v (want 2), export paths %q (want traces only)", turns, recv.paths)
+	}
+}
+
+// TestSetupOTel_ServeAlwaysMeters: serve records metrics for /metrics even
+// when nothing is exported, and exports when the variables say so.
+func TestSetupOTel_ServeAlwaysMeters(t *testing.T) {
+	for _, env := range []map[string]string{nil, {"OTEL_SDK_DISABLED": "true"}, {"OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:4318"}} {
+		a := &app{getenv: testEnv(t, env)}
+		s, err := a.setupOTel(t.Context(), true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		exporting := env["OTEL_EXPORTER_OTLP_ENDPOINT"] != "" && env["OTEL_SDK_DISABLED"] == ""
+		if s.mp == nil || s.reader == nil || (s.tp != nil) != exporting {
+			t.Errorf("env %v: meter %v, reader %v, tracer %v", env, s.mp != nil, s.reader != nil, s.tp != nil)
+		}
+		_ = s.shutdown(t.Context())
+	}
+}
