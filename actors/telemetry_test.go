@@ -3,6 +3,7 @@ package actors_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"slices"
 	"strings"
 	"testing"
@@ -312,4 +313,38 @@ func labels(s attribute.Set) string {
 		parts = append(parts, string(kv.Key)+"="+kv.Value.Emit())
 	}
 	return "{" + strings.Join(parts, ",") + "}"
+}
+
+// TestTelemetry_Restarts counts a session restarted by its supervisor.
+func TestTelemetry_Restarts(t *testing.T) {
+	f, _, reader := tracedFixture(t, scripted.Script{Rules: []scripted.Rule{{Match: scripted.Match{Any: true}, Reply: scripted.Reply{Text: "ok"}}}}, nil, nil)
+	before, err := f.sess.Status(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.sess.Fault(errors.New("bug in the session")); err != nil {
+		t.Fatal(err)
+	}
+	// Status answers from the restarted actor.
+	if after, err := f.sess.Status(t.Context()); err != nil || after.Activation != before.Activation+1 {
+		t.Fatalf("after the fault: %+v, %v", after, err)
+	}
+	var rm metricdata.ResourceMetrics
+	if err := reader.Collect(t.Context(), &rm); err != nil {
+		t.Fatal(err)
+	}
+	for _, sm := range rm.ScopeMetrics {
+		for _, m := range sm.Metrics {
+			if m.Name != "agcore.restarts" {
+				continue
+			}
+			for _, p := range m.Data.(metricdata.Sum[int64]).DataPoints {
+				if v, _ := p.Attributes.Value("supervisor"); v.AsString() == "session" && p.Value == 1 {
+					return
+				}
+			}
+			t.Fatalf("agcore.restarts = %+v", m.Data)
+		}
+	}
+	t.Fatal("no agcore.restarts metric after a restart")
 }
