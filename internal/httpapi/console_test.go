@@ -174,6 +174,9 @@ func TestConsole_EndToEnd(t *testing.T) {
 		t.Fatal("the long turn's tool never started")
 	}
 	run("cancel it",
+		// The long call's box is on the page (nothing moves the button
+		// under the pointer any more).
+		chromedp.Poll(`document.querySelectorAll("#conversation details.tool").length === 4`, nil, chromedp.WithPollingTimeout(20*time.Second)),
 		chromedp.WaitEnabled("#cancel", chromedp.ByID),
 		chromedp.Click("#cancel", chromedp.ByID),
 		chromedp.WaitEnabled("#send", chromedp.ByID),
