@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/rs/zerolog"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/agcore/agcore/messages"
 	"github.com/agcore/agcore/providers"
@@ -43,17 +44,26 @@ type modelCall struct {
 	// deltas says whether to forward the pieces of the reply to the
 	// session (see turnRun); nil forwards them.
 	deltas *atomic.Bool
+	// system names the provider and span is the call's span, for
+	// telemetry (see startChat).
+	system string
+	span   trace.Span
 }
 
 // run makes the call and reports to the session through send.
 func (m *modelCall) run(send func(any)) {
+	start := m.rt.clock.Now()
+	m.ctx = m.startChat()
 	defer func() {
 		if v := recover(); v != nil {
 			m.log.Error().Interface("panic", v).Str("stack", string(debug.Stack())).Msg("model call panicked")
-			send(&modelDone{gen: m.gen, req: m.req, err: fmt.Errorf("model call panicked: %v", v)})
+			err := fmt.Errorf("model call panicked: %v", v)
+			m.endChat(nil, err, m.rt.clock.Now().Sub(start))
+			send(&modelDone{gen: m.gen, req: m.req, err: err})
 		}
 	}()
 	resp, err := m.call(send)
+	m.endChat(resp, err, m.rt.clock.Now().Sub(start))
 	send(&modelDone{gen: m.gen, req: m.req, resp: resp, err: err, prompt: m.layers})
 }
 
@@ -116,6 +126,7 @@ func (m *modelCall) retryPolicy() providers.RetryPolicy {
 		hc := m.hc
 		hc.Event, hc.Err, hc.Attempt = OnRetry, err, retry
 		m.rt.hooks.run(m.ctx, m.log, &hc)
+		m.rt.tel.ChatRetry(m.span, retry, err, delay)
 		m.log.Warn().Err(err).Int("attempt", retry).Dur("delay", delay).Msg("retrying model call")
 	}
 	return p

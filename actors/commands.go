@@ -11,6 +11,8 @@ package actors
 import (
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/agcore/agcore/messages"
 	"github.com/agcore/agcore/toolsys"
 )
@@ -30,6 +32,9 @@ type submitCmd struct {
 	task   bool
 	// params override the agent's request parameters for the turn.
 	params RequestParams
+	// parent is the span of the tool call that spawned a sub-agent's task,
+	// the parent of its turn's span.
+	parent trace.SpanContext
 }
 
 // cancelCmd cancels the running turn, if any, and the sub-agents the

@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/rs/zerolog"
+	"go.opentelemetry.io/otel/metric"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/agcore/agcore/memory"
 	"github.com/agcore/agcore/messages"
@@ -327,6 +329,22 @@ type Config struct {
 	EventBuffer int
 	// Node names this process in journal activations. Empty means "local".
 	Node string
+
+	// TracerProvider receives the runtime's spans, named and attributed as
+	// the OpenTelemetry GenAI conventions say (see package telemetry):
+	// invoke_agent per turn, chat per model call, execute_tool per tool
+	// call (a sub-agent's turn under the call that spawned it), and the
+	// waits for approvals and compactions. Nil means no spans, at close
+	// to no cost. The runtime never sets or reads a global provider.
+	TracerProvider trace.TracerProvider
+	// MeterProvider receives the runtime's metrics (telemetry.MetricNames):
+	// turns, tokens, cost, model and tool calls and latencies, active
+	// sessions and restarts. Nil means none.
+	MeterProvider metric.MeterProvider
+	// TraceContent records prompts, completions, tool arguments and tool
+	// results on the spans, masked by Redactor. False (the default)
+	// records names, ids, sizes and outcomes only.
+	TraceContent bool
 
 	// Logger receives the runtime's logs, protoactor's included, masked by
 	// Redactor. The zero Logger discards them.

@@ -24,6 +24,7 @@ import (
 	"github.com/agcore/agcore/providers"
 	"github.com/agcore/agcore/redact"
 	"github.com/agcore/agcore/supervisor"
+	"github.com/agcore/agcore/telemetry"
 	"github.com/agcore/agcore/toolsys"
 )
 
@@ -50,6 +51,8 @@ type Runtime struct {
 	journal       memory.Journal
 	sessionMemory SessionMemory
 	modelDecider  supervisor.Decider
+	tel           *telemetry.Telemetry
+	unobserve     func() error // stops the active sessions gauge
 
 	ownStore   *memory.Store
 	ownJournal *memory.BadgerJournal
@@ -125,6 +128,9 @@ func New(cfg Config) (*Runtime, error) {
 	rt.tracker = providers.NewTracker(cfg.Prices)
 	rt.modelDecider = supervisor.RetryDecider(providers.IsRetryable)
 
+	if err := rt.configureTelemetry(); err != nil {
+		return nil, err
+	}
 	if err := rt.configureProviders(); err != nil {
 		return nil, err
 	}
@@ -164,6 +170,7 @@ func New(cfg Config) (*Runtime, error) {
 	rt.ctx, rt.cancel = context.WithCancel(context.Background())
 	rt.startActors()
 	rt.startMCP()
+	rt.observeSessions()
 	return rt, nil
 }
 
@@ -415,6 +422,7 @@ func (rt *Runtime) Shutdown(ctx context.Context) error {
 		waitErr = err
 	}
 	rt.system.Shutdown()
+	_ = rt.unobserve()
 	rt.dispatcher.stop()
 	rt.executors.stop()
 	var errs []error

@@ -128,6 +128,7 @@ func (a *sessionActor) Receive(ctx actor.Context) {
 	case *actor.Started:
 		a.start(ctx)
 	case *actor.Restarting:
+		a.rt.tel.Restarted(a.rt.ctx, "session")
 		a.abandon()
 		return
 	case *actor.Stopping:

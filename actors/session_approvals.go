@@ -82,6 +82,7 @@ func (c *callApprover) Approve(ctx context.Context, req toolsys.ApprovalRequest)
 	if dl, ok := ctx.Deadline(); ok && (w.info.Expires.IsZero() || dl.Before(w.info.Expires)) {
 		w.info.Expires = dl
 	}
+	_, span := c.rt.tel.StartApproval(ctx, req.Tool, req.CallID)
 	root := c.rt.system.Root
 	root.Send(c.session, &approvalAskCmd{gen: c.gen, wait: w})
 	actx, cancel := context.WithCancel(ctx)
@@ -99,8 +100,10 @@ func (c *callApprover) Approve(ctx context.Context, req toolsys.ApprovalRequest)
 	}()
 	select {
 	case ans := <-w.answer:
+		c.rt.tel.EndApproval(ctx, span, ans.Allow, "", nil)
 		return ans, nil
 	case <-ctx.Done():
+		c.rt.tel.EndApproval(ctx, span, false, "", ctx.Err())
 		return toolsys.Approval{}, ctx.Err()
 	}
 }

@@ -50,6 +50,9 @@ func (a *sessionActor) requestCompaction(forTurn, force bool) {
 		session: a.id, history: slices.Clone(a.st.History), seqs: slices.Clone(a.st.HistorySeq),
 		replyTo: a.actx.Self(), gen: a.c.gen, forTurn: forTurn, force: force,
 	}
+	if a.turn != nil {
+		req.parent = a.turn.span.SpanContext()
+	}
 	// The compactor works on what is durable.
 	a.after(func() { a.rt.system.Root.Send(a.rt.compactor, req) })
 }

@@ -244,7 +244,7 @@ func (a *sessionActor) startSub(req *spawnReq) {
 			return
 		}
 		tracker, root, pid := req.spec.budget, a.rt.system.Root, ls.ref.pid
-		root.Send(pid, &submitCmd{turnID: subTaskTurnID, msg: messages.UserText(req.task), task: true})
+		root.Send(pid, &submitCmd{turnID: subTaskTurnID, msg: messages.UserText(req.task), task: true, parent: req.run.spanContext()})
 		tracker.setStop(func(err error) { root.Send(pid, &cancelCmd{reason: err.Error()}) })
 		if d := req.limit.MaxTime; d > 0 {
 			// The wall time counts from the first spawn, across restarts.

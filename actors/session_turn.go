@@ -18,10 +18,12 @@ import (
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/agcore/agcore/memory"
 	"github.com/agcore/agcore/messages"
 	"github.com/agcore/agcore/providers"
+	"github.com/agcore/agcore/telemetry"
 	"github.com/agcore/agcore/toolsys"
 )
 
@@ -34,6 +36,7 @@ type turnRun struct {
 	params RequestParams
 	ctx    context.Context
 	cancel context.CancelFunc
+	span   trace.Span // the turn's span (a no-op one when not traced)
 
 	// deltas says whether a subscriber takes the pieces of the replies
 	// the turn's model calls stream; they forward none otherwise. Only
@@ -72,6 +75,11 @@ type toolRun struct {
 	started time.Time
 	// child is the sub-agent session a spawn_agent call runs.
 	child string
+	// span is the call's span, source its tool's source, for telemetry;
+	// span is nil when the runtime records neither spans nor metrics.
+	span     trace.Span
+	source   string
+	timedOut bool
 }
 
 func (a *sessionActor) newTurn(index int, turnID string) *turnRun {
@@ -86,11 +94,13 @@ func (a *sessionActor) newTurn(index int, turnID string) *turnRun {
 // model.
 func (a *sessionActor) startTurn(cmd *submitCmd) {
 	index := a.st.Turn
-	a.stage(messages.UserMessage{TurnID: cmd.turnID, Turn: index, Message: cmd.msg})
+	t := a.newTurn(index, cmd.turnID)
+	a.traceTurn(t, cmd.parent, trace.SpanContext{})
+	traceID, spanID := telemetry.Ref(t.span)
+	a.stage(messages.UserMessage{TurnID: cmd.turnID, Turn: index, Message: cmd.msg, TraceID: traceID, SpanID: spanID})
 	// The submission stays pending until its message is durable: if the
 	// append fails, the restarted actor takes it up again.
 	a.after(func() { a.dropPending(cmd) })
-	t := a.newTurn(index, cmd.turnID)
 	t.params = cmd.params
 	a.staleMemory()
 	a.attach(cmd.sub, index)
@@ -110,6 +120,7 @@ func (a *sessionActor) resume() {
 	o := a.st.Open
 	t := a.newTurn(o.Turn, o.TurnID)
 	t.roundTrips, t.usage, t.cost = o.RoundTrips, o.Usage, o.Cost
+	a.traceTurn(t, trace.SpanContext{}, telemetry.RefContext(o.TraceID, o.SpanID))
 	a.log.Info().Int("turn", o.Turn).Int("pending", len(o.Pending)).Msg("resuming open turn")
 	hist := a.st.History
 	var last messages.Message
@@ -180,7 +191,8 @@ func (a *sessionActor) requestModel() {
 	ag.Params.merge(t.params).apply(req)
 	mc := &modelCall{
 		rt: a.rt, gen: a.c.gen, ctx: t.ctx, provider: prov, chat: !ag.streams(a.rt.cfg.Stream), req: req, log: a.log, deltas: t.deltas,
-		hc: HookContext{Session: a.id, Turn: t.index, Agent: ag.Name},
+		system: a.providerNameFor(ag),
+		hc:     HookContext{Session: a.id, Turn: t.index, Agent: ag.Name},
 		prompt: promptInput{session: a.id, turn: t.index, agent: ag, note: a.st.AgentNote, query: lastUserText(msgs),
 			now: a.rt.clock.Now(), workspace: a.rt.workspaceRoot(), have: a.prompt, memoryEpoch: a.memoryEpoch},
 	}
@@ -297,13 +309,17 @@ func (a *sessionActor) startTool(call messages.ToolCall) {
 	t := a.turn
 	ag := a.agent()
 	if !a.rt.tools.allowed(ag, call.Name) {
-		a.finishTool(call, errorResult("tool %q is not available to agent %q", call.Name, ag.Name), 0)
+		res := errorResult("tool %q is not available to agent %q", call.Name, ag.Name)
+		a.traceRefused(call, res, "not_allowed")
+		a.finishTool(call, res, 0)
 		return
 	}
 	hc := &HookContext{Event: PreToolUse, Call: &call}
 	results := a.hook(t.ctx, hc)
 	if reason, ok := blocked(results, "blocked by a hook"); ok {
-		a.finishTool(call, errorResult("tool call blocked: %s", reason), 0)
+		res := errorResult("tool call blocked: %s", reason)
+		a.traceRefused(call, res, "blocked")
+		a.finishTool(call, res, 0)
 		return
 	}
 	for _, r := range results {
@@ -318,8 +334,10 @@ func (a *sessionActor) startTool(call messages.ToolCall) {
 		t.wrote = true
 	}
 	run := &toolRun{call: call, started: a.rt.clock.Now()}
+	callCtx := a.traceTool(t.ctx, run)
 	if st := a.rt.tools.sessionTool(call.Name); st != nil {
 		if res, done := st.start(a, run); done {
+			a.endToolSpan(run, res, 0)
 			a.finishTool(call, res, 0)
 		} else {
 			t.running[call.ID] = run
@@ -331,7 +349,7 @@ func (a *sessionActor) startTool(call messages.ToolCall) {
 	// tool's context gets its deadline once the permission pipeline lets
 	// the call through (toolsys.WithCallTimeout).
 	timeout := ag.limits.ToolTimeout
-	ctx, cancel := context.WithCancel(t.ctx)
+	ctx, cancel := context.WithCancel(callCtx)
 	run.cancel = cancel
 	gen := a.c.gen
 	ex := &toolExec{rt: a.rt, gen: gen, ctx: ctx, timeout: timeout, call: call, results: t.results, tc: &toolsys.Context{
@@ -395,7 +413,7 @@ func (a *sessionActor) onToolDone(m *toolDone) {
 		a.expireApproval(run.call.ID, res.Content)
 	} else if m.err != nil {
 		res = errorResult("tool %s failed: %v", run.call.Name, m.err)
-		if errors.Is(m.err, context.DeadlineExceeded) {
+		if run.timedOut = timedOut(m.err); run.timedOut {
 			res = errorResult("tool %s timed out after %s", run.call.Name, a.agent().limits.ToolTimeout)
 		}
 		a.expireApproval(run.call.ID, res.Content)
@@ -413,6 +431,7 @@ func (a *sessionActor) onToolDeadline(callID string, arm uint64) {
 		return
 	}
 	res := errorResult("tool %s timed out after %s", run.call.Name, a.agent().limits.ToolTimeout)
+	run.timedOut = true
 	a.expireApproval(callID, res.Content)
 	a.completeTool(run, res)
 }
@@ -428,7 +447,9 @@ func (a *sessionActor) completeTool(run *toolRun, res toolsys.Result) {
 	if run.stop != nil {
 		run.stop()
 	}
-	a.finishTool(run.call, res, a.rt.clock.Now().Sub(run.started))
+	elapsed := a.rt.clock.Now().Sub(run.started)
+	a.endToolSpan(run, res, elapsed)
+	a.finishTool(run.call, res, elapsed)
 	a.startMoreTools()
 	a.checkRoundDone()
 }
@@ -455,6 +476,7 @@ func (a *sessionActor) endTurn(outcome messages.TurnOutcome, reason string) {
 		if run.stop != nil {
 			run.stop()
 		}
+		a.endToolSpan(run, errorResult("the turn ended (%s)", cmp.Or(reason, string(outcome))), a.rt.clock.Now().Sub(run.started))
 		if run.child != "" {
 			a.stopSub(run.child, cmp.Or(reason, string(outcome)))
 		}
@@ -467,6 +489,7 @@ func (a *sessionActor) endTurn(outcome messages.TurnOutcome, reason string) {
 		a.stage(messages.TurnCompleted{Turn: t.index, TurnID: t.turnID, Outcome: outcome, FinishReason: t.finish,
 			Reason: reason, Usage: t.usage, Cost: t.cost, RoundTrips: t.roundTrips})
 	}
+	a.endTurnSpan(t, outcome, reason)
 	a.hook(context.WithoutCancel(t.ctx), &HookContext{Event: OnTurnEnd, Outcome: outcome})
 	ended := messages.TurnEnded{EventMeta: a.meta(), TurnID: t.turnID, Outcome: outcome, FinishReason: t.finish, Text: t.text,
 		Reason: reason, Usage: t.usage, Cost: t.cost, RoundTrips: t.roundTrips}

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/asynkron/protoactor-go/actor"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/agcore/agcore/memory"
 	"github.com/agcore/agcore/messages"
@@ -31,6 +32,8 @@ type compactReq struct {
 	// context-length error asked for it (summarise when possible).
 	forTurn bool
 	force   bool
+	// parent is the span of the turn that asked, if any.
+	parent trace.SpanContext
 }
 
 // compactor is the service actor that compacts histories off the turns'
@@ -64,7 +67,9 @@ func (j *compactJob) Receive(ctx actor.Context) {
 		return
 	}
 	start := j.rt.clock.Now()
-	ev, err := j.run(j.rt.ctx)
+	sctx, span := j.compactSpan()
+	ev, err := j.run(sctx)
+	j.rt.tel.EndCompaction(span, ev, err)
 	ctx.Send(j.req.replyTo, &compactDone{gen: j.req.gen, forTurn: j.req.forTurn, force: j.req.force, event: ev, err: err, elapsed: j.rt.clock.Now().Sub(start)})
 	ctx.Stop(ctx.Self())
 }

@@ -170,6 +170,9 @@ func (a *mcpConnActor) Receive(ctx actor.Context) {
 	case *actor.Started:
 		a.connect(ctx)
 	case *actor.Restarting, *actor.Stopping:
+		if _, restarting := m.(*actor.Restarting); restarting {
+			a.rt.tel.Restarted(a.rt.ctx, "mcp")
+		}
 		if a.conn != nil {
 			_ = a.conn.Close()
 			a.conn = nil

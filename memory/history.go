@@ -77,6 +77,10 @@ type State struct {
 type OpenTurn struct {
 	Turn   int    `json:"turn"`
 	TurnID string `json:"turn_id,omitempty"`
+	// TraceID and SpanID name the span of the turn as its UserMessage
+	// journaled it; empty when the turn was not traced.
+	TraceID string `json:"trace_id,omitempty"`
+	SpanID  string `json:"span_id,omitempty"`
 	// Started lists the turn's ToolCallStarted events in the order they were
 	// journaled (call order).
 	Started []messages.ToolCallStarted `json:"started,omitempty"`
@@ -186,7 +190,7 @@ func (s *State) Apply(env messages.Envelope, ev messages.JournalEvent) error {
 		s.Activation = e.Activation
 	case messages.UserMessage:
 		if s.Open == nil || s.Open.Turn != e.Turn {
-			s.Open = &OpenTurn{Turn: e.Turn, TurnID: e.TurnID}
+			s.Open = &OpenTurn{Turn: e.Turn, TurnID: e.TurnID, TraceID: e.TraceID, SpanID: e.SpanID}
 		}
 		s.Open.Pending = nil
 		s.noteTurn(e.Turn, e.TurnID, env.Seq)

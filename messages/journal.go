@@ -77,6 +77,12 @@ type UserMessage struct {
 	TurnID  string  `json:"turn_id,omitempty"`
 	Turn    int     `json:"turn"`
 	Message Message `json:"message"`
+	// TraceID and SpanID name the turn's span, in the hex form of
+	// OpenTelemetry, when the runtime traces; both are empty otherwise.
+	// Readers that predate them ignore them, so the envelope version is
+	// unchanged.
+	TraceID string `json:"trace_id,omitempty"`
+	SpanID  string `json:"span_id,omitempty"`
 }
 
 // AssistantMessage is a model reply.

@@ -154,11 +154,18 @@ func runDemo(cmd *cobra.Command, a *app, o demoOptions) error {
 	if err != nil {
 		return err
 	}
-	rt, err := actors.NewInMemory(actors.Config{
+	tel, err := a.setupOTel(ctx, false)
+	if err != nil {
+		return err
+	}
+	defer tel.close(ctx, base) // after the runtime's shutdown, so that its last spans are flushed
+	rc := actors.Config{
 		Provider: provider, Model: o.model, Tools: reg, Workspace: ws,
 		BasePrompt: demoSystemPrompt, Limits: actors.Limits{MaxRoundTrips: o.maxSteps},
 		Logger: runtimeLogger(base),
-	})
+	}
+	tel.apply(&rc)
+	rt, err := actors.NewInMemory(rc)
 	if err != nil {
 		return err
 	}

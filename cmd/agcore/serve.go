@@ -378,10 +378,14 @@ func runServe(cmd *cobra.Command, a *app, o serveOptions) (err error) {
 		return err
 	}
 	defer func() { err = errors.Join(err, built.Close()) }()
-	metrics := &httpapi.Metrics{}
 	rc := built.Runtime
 	rc.Approver = actors.ManualApprover()
-	metrics.RegisterHooks(&rc.Hooks)
+	tel, err := a.setupOTel(ctx, true)
+	if err != nil {
+		return err
+	}
+	defer tel.close(ctx, log)
+	tel.apply(&rc)
 	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
 		return fmt.Errorf("data directory %s: %w", cfg.DataDir, err)
 	}
@@ -398,7 +402,7 @@ func runServe(cmd *cobra.Command, a *app, o serveOptions) (err error) {
 	}
 	defer stopControl()
 	srv, err := httpapi.New(httpapi.Config{
-		Runtime: rt, Tools: built.Tools, Metrics: metrics, Schedules: built.Schedules,
+		Runtime: rt, Tools: built.Tools, MetricsReader: tel.reader, Console: true, Schedules: built.Schedules,
 		Token: o.token, MaxBodyBytes: o.maxBody, Logger: base,
 		CORSOrigins: o.corsOrigins, AllowedHosts: o.allowedHosts,
 		ReadHeaderTimeout: o.readHeaderTimeout, BodyTimeout: o.bodyTimeout, IdleTimeout: o.idleTimeout,

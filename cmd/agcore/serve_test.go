@@ -107,7 +107,7 @@ func TestServe(t *testing.T) {
 		t.Fatalf("turn: %d %s", code, body)
 	}
 	if code, body := request(t, "GET", url+"/metrics", "tok", ""); code != http.StatusOK ||
-		!strings.Contains(body, `agcore_turns_total{outcome="completed"} 1`) || !strings.Contains(body, `agcore_tool_calls_total{tool="write_file"} 1`) {
+		!strings.Contains(body, `agcore_turns_total{outcome="completed"} 1`) || !strings.Contains(body, `agcore_tool_calls_total{source="builtin",tool="write_file"} 1`) {
 		t.Errorf("metrics: %d %s", code, body)
 	}
 	stop()

@@ -377,7 +377,11 @@ func describe(ev messages.JournalEvent) string {
 	case messages.Activated:
 		return fmt.Sprintf("activation %d on %s", e.Activation, printable(e.Node))
 	case messages.UserMessage:
-		return fmt.Sprintf("turn %d: %q", e.Turn+1, oneLine(e.Message.Text(), 60))
+		s := fmt.Sprintf("turn %d: %q", e.Turn+1, oneLine(e.Message.Text(), 60))
+		if e.TraceID != "" {
+			s += fmt.Sprintf(" · trace %s span %s", printable(e.TraceID), printable(e.SpanID))
+		}
+		return s
 	case messages.AssistantMessage:
 		s := fmt.Sprintf("turn %d", e.Turn+1)
 		if t := e.Message.Text(); t != "" {

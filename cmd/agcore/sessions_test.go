@@ -130,6 +130,8 @@ func TestDescribe_TurnsFromOne(t *testing.T) {
 		want string
 	}{
 		{messages.UserMessage{Turn: 0, Message: messages.UserText("hi")}, `turn 1: "hi"`},
+		{messages.UserMessage{Turn: 0, Message: messages.UserText("hi"), TraceID: "0af7651916cd43dd8448eb211c80319c", SpanID: "b7ad6b7169203331"},
+			`turn 1: "hi" · trace 0af7651916cd43dd8448eb211c80319c span b7ad6b7169203331`},
 		{messages.AssistantMessage{Turn: 0, Message: messages.AssistantText("hello")}, `turn 1: "hello" · 0 tokens`},
 		{messages.TurnCompleted{Turn: 1, Outcome: messages.OutcomeCompleted, RoundTrips: 2}, "turn 2 completed · 2 round trips · 0 tokens"},
 		{messages.TurnCancelled{Turn: 2, Reason: "stop"}, "turn 3: stop"},

@@ -116,18 +116,28 @@ func (a *app) startRuntime(ctx context.Context, cfg *config.Config, approver too
 		return nil, nil, err
 	}
 	built.Runtime.Approver = approver
+	tel, err := a.setupOTel(ctx, false)
+	if err != nil {
+		_ = built.Close()
+		return nil, nil, err
+	}
+	tel.apply(&built.Runtime)
 	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
+		tel.close(ctx, a.log)
 		_ = built.Close()
 		return nil, nil, fmt.Errorf("data directory: %w", err)
 	}
 	if rt, err = actors.New(built.Runtime); err != nil {
+		tel.close(ctx, a.log)
 		_ = built.Close()
 		return nil, nil, err
 	}
 	stop = func() error {
 		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), shutdownTimeout)
 		defer cancel()
-		return errors.Join(rt.Shutdown(sctx), built.Close())
+		err := errors.Join(rt.Shutdown(sctx), built.Close())
+		tel.close(ctx, a.log)
+		return err
 	}
 	if err := waitRuntimeMCP(ctx, rt, cfg, warn); err != nil {
 		return nil, nil, withStop(err, stop)

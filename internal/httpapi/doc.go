@@ -2,19 +2,18 @@
 // streamed as Server-Sent Events, cancellation, tool-call approvals,
 // history, usage, health and Prometheus metrics.
 //
-// Let the runtime wait for approvals answered through the API, wire the
-// turn counters into it, then serve:
+// Let the runtime wait for approvals answered through the API, give it a
+// meter that /metrics reads, then serve:
 //
 //	perms, _ := toolsys.NewPermissions(toolsys.PermissionConfig{})
 //	tools := toolsys.NewRegistry(toolsys.Config{Permissions: perms})
-//	metrics := &httpapi.Metrics{}
-//	var hooks actors.Hooks
-//	metrics.RegisterHooks(&hooks)
+//	reader := sdkmetric.NewManualReader() // /metrics reads the runtime's meter
+//	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))
 //	store, _ := memory.Open(memory.Options{Dir: dir})
 //	journal, _ := memory.NewJournal(store, memory.JournalOptions{})
-//	rt, _ := actors.New(actors.Config{Journal: journal, Provider: p, Tools: tools, Hooks: hooks,
+//	rt, _ := actors.New(actors.Config{Journal: journal, Provider: p, Tools: tools, MeterProvider: mp,
 //		Approver: actors.ManualApprover()})
-//	srv, _ := httpapi.New(httpapi.Config{Runtime: rt, Tools: tools, Metrics: metrics, Token: token})
+//	srv, _ := httpapi.New(httpapi.Config{Runtime: rt, Tools: tools, MetricsReader: reader, Token: token})
 //	go srv.Serve(ln)
 //	<-ctx.Done()
 //	srv.Shutdown(shutdownCtx) // then close journal and store

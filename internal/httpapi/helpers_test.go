@@ -16,6 +16,8 @@ import (
 	"testing"
 	"time"
 
+	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
+
 	"github.com/agcore/agcore/actors"
 	"github.com/agcore/agcore/internal/httpapi"
 	"github.com/agcore/agcore/memory"
@@ -131,19 +133,19 @@ func newEnv(t testing.TB, o envOptions) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	metrics := &httpapi.Metrics{}
-	var hooks actors.Hooks
-	metrics.RegisterHooks(&hooks)
+	reader := sdkmetric.NewManualReader()
+	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))
 	rt, err := actors.New(actors.Config{
 		Journal: e.journal, SessionMemory: memory.NewSessionMemory(e.store, memory.SessionMemoryOptions{}),
-		Provider: prov, Model: "scripted", Tools: reg, Workspace: ws, Hooks: hooks, Approver: actors.ManualApprover(),
+		Provider: prov, Model: "scripted", Tools: reg, Workspace: ws, Approver: actors.ManualApprover(),
+		MeterProvider: mp,
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	e.rt = rt
 	cfg := httpapi.Config{
-		Runtime: rt, Tools: reg, Metrics: metrics,
+		Runtime: rt, Tools: reg, MetricsReader: reader,
 		Token: o.token, MaxBodyBytes: o.maxBody,
 	}
 	if o.config != nil {

@@ -3,7 +3,6 @@ package httpapi
 import (
 	"bufio"
 	"cmp"
-	"context"
 	"io"
 	"maps"
 	"slices"
@@ -12,20 +11,16 @@ import (
 	"sync"
 	"time"
 
-	"github.com/agcore/agcore/actors"
-	"github.com/agcore/agcore/messages"
-	"github.com/agcore/agcore/providers"
-	"github.com/agcore/agcore/toolsys"
+	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 )
 
-// Metrics counts what the server and the runtime do, for the /metrics
-// endpoint: HTTP requests by route and status, and turns by outcome (when
-// its hooks are registered with the runtime). The zero value is ready to
-// use. It is safe for concurrent use.
+// Metrics counts what the server does, for the /metrics endpoint: HTTP
+// requests by route and status. The runtime's own series come from
+// Config.MetricsReader. The zero value is ready to use. It is safe for
+// concurrent use.
 type Metrics struct {
 	mu       sync.Mutex
 	requests map[requestKey]*requestStats
-	turns    map[messages.TurnOutcome]int64
 }
 
 type requestKey struct {
@@ -36,24 +31,6 @@ type requestKey struct {
 type requestStats struct {
 	count   int64
 	seconds float64
-}
-
-// RegisterHooks registers the hooks that count turns by outcome, on every
-// session of the runtime built with h.
-func (m *Metrics) RegisterHooks(h *actors.Hooks) {
-	h.Register(actors.OnTurnEnd, actors.HookFunc(func(_ context.Context, hc *actors.HookContext) actors.HookResult {
-		m.countTurn(hc.Outcome)
-		return actors.HookResult{}
-	}))
-}
-
-func (m *Metrics) countTurn(outcome messages.TurnOutcome) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.turns == nil {
-		m.turns = make(map[messages.TurnOutcome]int64)
-	}
-	m.turns[outcome]++
 }
 
 func (m *Metrics) observeRequest(route string, code int, took time.Duration) {
@@ -72,25 +49,21 @@ func (m *Metrics) observeRequest(route string, code int, took time.Duration) {
 	s.seconds += took.Seconds()
 }
 
-// gauges are the values read when /metrics is scraped.
+// gauges are the server's values read when /metrics is scraped.
 type gauges struct {
-	activeSessions int
-	streams        int64
-	inFlight       int64
-	approvals      int
-	tools          map[string]toolsys.Stats
-	usage          providers.UsageSnapshot
+	streams   int64
+	inFlight  int64
+	approvals int
 }
 
 // write writes every series in the Prometheus text exposition format
 // (version 0.0.4), families and series in a stable order.
-func (m *Metrics) write(w io.Writer, g gauges) error {
+func (m *Metrics) write(w io.Writer, g gauges, runtime *metricdata.ResourceMetrics) error {
 	m.mu.Lock()
 	reqs := make(map[requestKey]requestStats, len(m.requests))
 	for k, v := range m.requests {
 		reqs[k] = *v
 	}
-	turns := maps.Clone(m.turns)
 	m.mu.Unlock()
 
 	p := &promWriter{w: bufio.NewWriter(w)}
@@ -112,52 +85,10 @@ func (m *Metrics) write(w io.Writer, g gauges) error {
 	p.family("agcore_sse_streams", "gauge", "Server-Sent Event streams open.")
 	p.sample("agcore_sse_streams", float64(g.streams))
 
-	p.family("agcore_turns_total", "counter", "Turns ended, by outcome.")
-	for _, o := range slices.Sorted(maps.Keys(turns)) {
-		p.sample("agcore_turns_total", float64(turns[o]), "outcome", string(o))
-	}
-	p.family("agcore_sessions_active", "gauge", "Sessions whose actor is running.")
-	p.sample("agcore_sessions_active", float64(g.activeSessions))
 	p.family("agcore_approvals_pending", "gauge", "Tool calls waiting for approval.")
 	p.sample("agcore_approvals_pending", float64(g.approvals))
-
-	names := slices.Sorted(maps.Keys(g.tools))
-	p.family("agcore_tool_calls_total", "counter", "Tool calls dispatched, refused ones included, by tool.")
-	for _, n := range names {
-		p.sample("agcore_tool_calls_total", float64(g.tools[n].Calls), "tool", n)
-	}
-	p.family("agcore_tool_errors_total", "counter", "Tool calls that ended in an error, by tool.")
-	for _, n := range names {
-		p.sample("agcore_tool_errors_total", float64(g.tools[n].Errors), "tool", n)
-	}
-	p.family("agcore_tool_timeouts_total", "counter", "Tool calls whose deadline passed, by tool.")
-	for _, n := range names {
-		p.sample("agcore_tool_timeouts_total", float64(g.tools[n].Timeouts), "tool", n)
-	}
-	p.family("agcore_tool_latency_seconds", "summary", "Tool call latency, by tool.")
-	for _, n := range names {
-		p.sample("agcore_tool_latency_seconds_sum", g.tools[n].TotalLatency.Seconds(), "tool", n)
-		p.sample("agcore_tool_latency_seconds_count", float64(g.tools[n].Calls), "tool", n)
-	}
-	p.family("agcore_tool_latency_max_seconds", "gauge", "Longest tool call, by tool.")
-	for _, n := range names {
-		p.sample("agcore_tool_latency_max_seconds", g.tools[n].MaxLatency.Seconds(), "tool", n)
-	}
-
-	models := slices.Sorted(maps.Keys(g.usage.Models))
-	p.family("agcore_model_calls_total", "counter", "Model calls, by model.")
-	for _, n := range models {
-		p.sample("agcore_model_calls_total", float64(g.usage.Models[n].Calls), "model", n)
-	}
-	p.family("agcore_tokens_total", "counter", "Tokens used, by model and kind (prompt, completion).")
-	for _, n := range models {
-		u := g.usage.Models[n].Usage
-		p.sample("agcore_tokens_total", float64(u.PromptTokens), "model", n, "kind", "prompt")
-		p.sample("agcore_tokens_total", float64(u.CompletionTokens), "model", n, "kind", "completion")
-	}
-	p.family("agcore_cost_total", "counter", "Cost of the model calls, by model, in the price table's currency.")
-	for _, n := range models {
-		p.sample("agcore_cost_total", g.usage.Models[n].Cost, "model", n)
+	if runtime != nil {
+		writeOTel(p, runtime)
 	}
 	return p.flush()
 }

@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"strconv"
 
+	"go.opentelemetry.io/otel/sdk/metric/metricdata"
+
 	"github.com/agcore/agcore/memory"
 	"github.com/agcore/agcore/messages"
 	"github.com/agcore/agcore/providers"
@@ -52,19 +54,22 @@ func (s *Server) handleReady(w http.ResponseWriter, _ *http.Request) {
 	writeJSON(w, http.StatusOK, Health{Status: "ok"})
 }
 
-func (s *Server) handleMetrics(w http.ResponseWriter, _ *http.Request) {
+func (s *Server) handleMetrics(w http.ResponseWriter, r *http.Request) {
 	g := gauges{
-		activeSessions: len(s.rt.Sessions()),
-		streams:        s.streams.Load(),
-		inFlight:       s.inFlight.Load(),
-		approvals:      len(s.rt.Approvals()),
-		usage:          s.rt.Usage(),
+		streams:   s.streams.Load(),
+		inFlight:  s.inFlight.Load(),
+		approvals: len(s.rt.Approvals()),
 	}
-	if s.cfg.Tools != nil {
-		g.tools = s.cfg.Tools.AllStats()
+	var runtime *metricdata.ResourceMetrics
+	if s.cfg.MetricsReader != nil {
+		runtime = &metricdata.ResourceMetrics{}
+		if err := s.cfg.MetricsReader.Collect(r.Context(), runtime); err != nil {
+			writeError(w, apiErr(http.StatusInternalServerError, CodeInternal, "collecting the runtime's metrics: %v", err))
+			return
+		}
 	}
 	w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
-	if err := s.metrics.write(w, g); err != nil {
+	if err := s.metrics.write(w, g, runtime); err != nil {
 		s.log.Debug().Err(err).Msg("writing metrics")
 	}
 }

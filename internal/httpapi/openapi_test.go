@@ -549,8 +549,10 @@ func TestOpenAPI_ResponsesMatchSchemas(t *testing.T) {
 		"Accept", "text/event-stream")
 	c.check(sessions, 200, "GET", "/v1/sessions?limit=1", "")
 	c.check("GET /v1/sessions/{id}/history", 200, "GET", "/v1/sessions/s1/history", "")
+	c.check("GET /v1/sessions/{id}/journal", 200, "GET", "/v1/sessions/s1/journal", "")
 	c.check("GET /v1/sessions/{id}/usage", 200, "GET", "/v1/sessions/s1/usage", "")
 	c.check("GET /v1/usage", 200, "GET", "/v1/usage", "")
+	c.check("GET /v1/tools", 200, "GET", "/v1/tools", "")
 	c.check("GET /metrics", 200, "GET", "/metrics", "")
 
 	// A streamed turn waits for approval; the session and its approvals
@@ -606,6 +608,7 @@ func TestOpenAPI_ResponsesMatchSchemas(t *testing.T) {
 	}{
 		{"GET /v1/sessions/{id}", "GET", "/v1/sessions/nope", "", 404, nil},
 		{"GET /v1/sessions/{id}/history", "GET", "/v1/sessions/nope/history", "", 404, nil},
+		{"GET /v1/sessions/{id}/journal", "GET", "/v1/sessions/nope/journal", "", 404, nil},
 		{"DELETE /v1/sessions/{id}", "DELETE", "/v1/sessions/nope", "", 404, nil},
 		{create, "POST", "/v1/sessions", `{"id":"s2"}`, 409, nil},
 		{create, "POST", "/v1/sessions", `{"id":"s3","bogus":1}`, 400, nil},

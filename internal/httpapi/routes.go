@@ -126,6 +126,12 @@ func routeTable() []route {
 			description: "Token usage and cost since the server started, in total and by model.",
 			replies:     []reply{{status: http.StatusOK, description: "The usage.", json: providers.UsageSnapshot{}}},
 		}},
+		{http.MethodGet, "/v1/tools", (*Server).handleTools, operation{
+			id: "listTools", tag: tagUsage,
+			summary:     "Tools and their statistics",
+			description: "Every tool with its source (builtin, mcp, wasm, runtime) and its call statistics since the server started, sorted by name.",
+			replies:     []reply{{status: http.StatusOK, description: "The tools.", json: ToolList{}}},
+		}},
 		{http.MethodPost, "/v1/sessions", (*Server).handleCreate, operation{
 			id: "createSession", tag: tagSessions,
 			summary: "Create a session",
@@ -253,6 +259,15 @@ func routeTable() []route {
 			description: "The stored conversation, read from the journal: user, assistant and tool " +
 				"messages, summaries of compacted parts included. It does not activate the session.",
 			replies:  []reply{{status: http.StatusOK, description: "The conversation.", json: History{}}},
+			failures: []failure{badSessionID, sessionNotFound},
+		}},
+		{http.MethodGet, "/v1/sessions/{id}/journal", (*Server).handleJournal, operation{
+			id: "getJournal", tag: tagSessions,
+			summary: "Journal of a session",
+			description: "Every entry of the session's journal, oldest first, as the timeline of `agcore sessions replay`: " +
+				"sequence number, type, time and the event. A turn's user_message carries the trace and span ids " +
+				"of its OpenTelemetry span when the runtime traces. It does not activate the session.",
+			replies:  []reply{{status: http.StatusOK, description: "The journal.", json: JournalEntries{}}},
 			failures: []failure{badSessionID, sessionNotFound},
 		}},
 		{http.MethodGet, "/v1/sessions/{id}/usage", (*Server).handleSessionUsage, operation{

@@ -93,16 +93,25 @@ type Config struct {
 	// Journal is read for history and listing. Nil means the runtime's
 	// (actors.Runtime.Journal).
 	Journal Journal
-	// Tools reports the tool statistics of /metrics. Nil means no tool
-	// series.
+	// Tools reports the tool statistics the console shows. Nil means none.
 	Tools ToolStats
-	// Metrics counts requests and, when its hooks are registered with the
-	// runtime, turns. Nil means fresh Metrics (turn counts stay empty).
+	// Metrics counts HTTP requests. Nil means fresh Metrics.
 	Metrics *Metrics
 	// Schedules are the schedules the API lists and changes (the runtime
 	// fires them when they are its Config.Schedules). Nil means none: the
 	// /v1/schedules routes answer 404.
 	Schedules *schedule.Store
+	// Console serves the web console at / (its assets under /console/):
+	// the pages are public, and the API calls they make need Token. False
+	// (the default) serves the API alone.
+	Console bool
+	// MetricsReader is read at each scrape of /metrics for the runtime's
+	// series (turns, tokens, cost, model and tool calls, active sessions,
+	// restarts): give the runtime a MeterProvider with this reader among
+	// its readers (actors.Config.MeterProvider), so that /metrics and an
+	// OTLP exporter show one source. Nil means /metrics holds the HTTP
+	// series only. *sdkmetric.ManualReader implements it.
+	MetricsReader MetricsReader
 	// Agents names the agent profiles a session may be created with, so
 	// that an unknown agent is refused before the session exists. Empty
 	// means the runtime's profiles (actors.Runtime.Agents).
@@ -289,6 +298,9 @@ func (s *Server) routes() {
 		if rt.doc.public {
 			s.public[rt.path] = true
 		}
+	}
+	if s.cfg.Console {
+		s.consoleRoutes(m)
 	}
 	m.HandleFunc("/", s.handleFallback)
 	s.mux = m

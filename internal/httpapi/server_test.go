@@ -453,20 +453,23 @@ func TestMetrics(t *testing.T) {
 		"agcore_sessions_active 1\n",
 		"agcore_approvals_pending 0\n",
 		"agcore_http_requests_in_flight 1\n",
-		`agcore_tool_calls_total{tool="read_file"} 1` + "\n",
-		`agcore_tool_calls_total{tool="list_dir"} 1` + "\n",
-		`agcore_tool_errors_total{tool="read_file"} 0` + "\n",
-		`agcore_tool_latency_seconds_count{tool="read_file"} 1` + "\n",
+		`agcore_tool_calls_total{source="builtin",tool="read_file"} 1` + "\n",
+		`agcore_tool_calls_total{source="builtin",tool="list_dir"} 1` + "\n",
+		`agcore_tool_errors_total{source="builtin",tool="read_file"} 0` + "\n",
+		"# TYPE agcore_tool_duration_seconds histogram\n",
+		`agcore_tool_duration_seconds_count{source="builtin",tool="read_file"} 1` + "\n",
+		`agcore_tool_duration_seconds_bucket{source="builtin",tool="read_file",le="+Inf"} 1` + "\n",
 		`agcore_model_calls_total{model="scripted"} 2` + "\n",
-		`agcore_tokens_total{model="scripted",kind="prompt"} `,
+		`agcore_tokens_total{kind="prompt",model="scripted"} `,
 		`agcore_cost_total{model="scripted"} 0` + "\n",
+		`gen_ai_client_operation_duration_seconds_count{gen_ai_operation_name="chat",`,
 	} {
 		if !strings.Contains(text, want) {
 			t.Errorf("metrics lack %q", want)
 		}
 	}
 	for _, line := range strings.Split(strings.TrimSpace(text), "\n") {
-		if !strings.HasPrefix(line, "# HELP ") && !strings.HasPrefix(line, "# TYPE ") && !strings.HasPrefix(line, "agcore_") {
+		if !strings.HasPrefix(line, "# HELP ") && !strings.HasPrefix(line, "# TYPE ") && !strings.HasPrefix(line, "agcore_") && !strings.HasPrefix(line, "gen_ai_") {
 			t.Errorf("malformed line %q", line)
 		}
 	}

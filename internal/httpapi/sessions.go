@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"slices"
 	"strconv"
+	"time"
 
 	"github.com/agcore/agcore/actors"
 	"github.com/agcore/agcore/memory"
@@ -55,6 +56,14 @@ type SessionSummary struct {
 	// Active reports whether the session's actor runs now (it has been
 	// used recently); an inactive session is activated by its next use.
 	Active bool `json:"active"`
+	// Agent, Turns, Usage, Cost and Updated are read from the session's
+	// journal, without activating it; they are absent for a session
+	// that has journaled nothing yet. Agent is "" for the default agent.
+	Agent   string          `json:"agent,omitempty"`
+	Turns   int             `json:"turns,omitempty"`
+	Usage   *messages.Usage `json:"usage,omitempty"`
+	Cost    float64         `json:"cost,omitempty"`
+	Updated *time.Time      `json:"updated,omitempty"`
 }
 
 // SessionList is the body of GET /v1/sessions.
@@ -206,7 +215,18 @@ func (s *Server) handleList(w http.ResponseWriter, r *http.Request) {
 	ids = ids[start:]
 	out := SessionList{Sessions: make([]SessionSummary, 0, min(len(ids), limit))}
 	for _, id := range ids[:min(len(ids), limit)] {
-		out.Sessions = append(out.Sessions, SessionSummary{ID: id, Active: slices.Contains(active, id)})
+		sum := SessionSummary{ID: id, Active: slices.Contains(active, id)}
+		st, err := s.journal.Load(r.Context(), id)
+		switch {
+		case errors.Is(err, memory.ErrNotFound):
+		case err != nil:
+			// A damaged journal is listed; reading it says what is wrong.
+			s.log.Debug().Err(err).Str("session", id).Msg("listing a session")
+		default:
+			updated := st.Updated
+			sum.Agent, sum.Turns, sum.Usage, sum.Cost, sum.Updated = st.Agent, st.Turn, &st.Usage, st.Cost, &updated
+		}
+		out.Sessions = append(out.Sessions, sum)
 	}
 	if len(ids) > limit {
 		out.Next = ids[limit-1]

@@ -1,0 +1,560 @@
+// The agcore console: a single page over the HTTP API, with no build step.
+// Everything the server sends is inserted as text (textContent), never as
+// markup, so a model's or a tool's output cannot run script here.
+
+const TOKEN_KEY = "agcore.token";
+const main = document.getElementById("main");
+const status = document.getElementById("status");
+const signout = document.getElementById("signout");
+
+let leave = () => {}; // stops what the current page runs (streams, timers)
+
+// el builds an element: attributes (on* are listeners), then children
+// (strings become text nodes).
+function el(tag, attrs = {}, ...children) {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (v === undefined || v === null || v === false) continue;
+    if (k.startsWith("on")) e.addEventListener(k.slice(2), v);
+    else if (k === "text") e.textContent = v;
+    else e.setAttribute(k, v === true ? "" : v);
+  }
+  for (const c of children.flat()) {
+    if (c === null || c === undefined || c === false) continue;
+    e.append(typeof c === "string" || typeof c === "number" ? String(c) : c);
+  }
+  return e;
+}
+
+function announce(text) { status.textContent = text; }
+
+function token() { return sessionStorage.getItem(TOKEN_KEY) || ""; }
+
+class Unauthorized extends Error {}
+
+// api calls the API with the stored token; a 401 sends the user to the
+// sign-in form.
+async function api(method, path, body, accept) {
+  const headers = {};
+  if (token()) headers.Authorization = "Bearer " + token();
+  if (body !== undefined) headers["Content-Type"] = "application/json";
+  if (accept) headers.Accept = accept;
+  const resp = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  if (resp.status === 401) throw new Unauthorized("the token was refused");
+  if (accept === "text/event-stream" && resp.ok) return resp;
+  const text = await resp.text();
+  const data = text ? JSON.parse(text) : null;
+  if (!resp.ok) throw new Error((data && data.error && data.error.message) || resp.statusText);
+  return data;
+}
+
+// sse reads a text/event-stream response, calling on(type, data) per event.
+async function sse(resp, on) {
+  const reader = resp.body.pipeThrough(new TextDecoderStream()).getReader();
+  let buf = "";
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) return;
+    buf += value;
+    let end;
+    while ((end = buf.indexOf("\n\n")) >= 0) {
+      const frame = buf.slice(0, end);
+      buf = buf.slice(end + 2);
+      let type = "message", data = "";
+      for (const line of frame.split("\n")) {
+        if (line.startsWith("event: ")) type = line.slice(7);
+        else if (line.startsWith("data: ")) data += line.slice(6);
+      }
+      if (data) on(type, JSON.parse(data));
+    }
+  }
+}
+
+function fmtCost(c) { return (c || 0).toFixed(4); }
+function fmtTime(t) { return t ? new Date(t).toLocaleString() : "—"; }
+function textOf(content) {
+  if (content === null || content === undefined) return "";
+  if (typeof content === "string") return content;
+  return content.filter((p) => p.type === "text").map((p) => p.text).join("");
+}
+
+// markdown renders a small Markdown subset as elements: fenced code,
+// headings, lists, paragraphs, inline code and bold.
+function markdown(src) {
+  const out = el("div", { class: "md" });
+  const lines = src.split("\n");
+  let para = [], list = null;
+  const flush = () => {
+    if (para.length) out.append(el("p", {}, inline(para.join(" "))));
+    para = [];
+    list = null;
+  };
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i];
+    if (line.startsWith("```")) {
+      flush();
+      const code = [];
+      for (i++; i < lines.length && !lines[i].startsWith("```"); i++) code.push(lines[i]);
+      out.append(el("pre", {}, el("code", { text: code.join("\n") })));
+      continue;
+    }
+    const h = /^(#{1,4})\s+(.*)$/.exec(line);
+    if (h) { flush(); out.append(el("h" + Math.min(6, h[1].length + 2), {}, inline(h[2]))); continue; }
+    const li = /^\s*(?:[-*]|\d+\.)\s+(.*)$/.exec(line);
+    if (li) {
+      if (para.length) flush();
+      if (!list) { list = el("ul"); out.append(list); }
+      list.append(el("li", {}, inline(li[1])));
+      continue;
+    }
+    if (line.trim() === "") { flush(); continue; }
+    list = null;
+    para.push(line);
+  }
+  flush();
+  return out;
+}
+
+function inline(s) {
+  const parts = [];
+  const re = /(`[^`]+`|\*\*[^*]+\*\*)/g;
+  let last = 0, m;
+  while ((m = re.exec(s))) {
+    if (m.index > last) parts.push(s.slice(last, m.index));
+    const t = m[0];
+    parts.push(t.startsWith("`") ? el("code", { text: t.slice(1, -1) }) : el("strong", { text: t.slice(2, -2) }));
+    last = m.index + t.length;
+  }
+  if (last < s.length) parts.push(s.slice(last));
+  return parts;
+}
+
+function prettyArgs(args) {
+  try { return JSON.stringify(JSON.parse(args), null, 2); } catch { return args || ""; }
+}
+
+// toolBox is a collapsible tool call; setResult fills in its result.
+function toolBox(name, id, args) {
+  const result = el("div", { class: "result" }, el("em", { text: "running…" }));
+  const summary = el("summary", {}, `${name} `, el("span", { class: "call-id", text: id }));
+  const box = el("details", { class: "tool", "data-call": id }, summary,
+    el("div", {}, el("strong", { text: "Arguments" })), el("pre", {}, el("code", { text: prettyArgs(args) })),
+    el("div", {}, el("strong", { text: "Result" })), result);
+  box.setResult = (content, isError) => {
+    result.replaceChildren(resultView(name, content || ""));
+    if (isError) {
+      box.classList.add("error");
+      summary.append(" ", el("span", { class: "badge error", text: "error" }));
+    }
+  };
+  return box;
+}
+
+// resultView shows a result; the diff edit_file reports is coloured.
+function resultView(name, content) {
+  const pre = el("pre", { class: name === "edit_file" ? "diff" : "" });
+  if (name !== "edit_file") { pre.append(el("code", { text: content })); return pre; }
+  for (const line of content.split("\n")) {
+    const cls = line.startsWith("+") && !line.startsWith("+++") ? "add" : line.startsWith("-") && !line.startsWith("---") ? "del" : "";
+    pre.append(el("span", { class: cls, text: line + "\n" }));
+  }
+  return pre;
+}
+
+function setNav(page) {
+  for (const a of document.querySelectorAll(".top nav a")) {
+    if (a.getAttribute("href") === "#/" + page) a.setAttribute("aria-current", "page");
+    else a.removeAttribute("aria-current");
+  }
+}
+
+function show(title, ...children) {
+  document.title = title + " · agcore console";
+  main.replaceChildren(...children);
+}
+
+function errorBox(err) { return el("div", { class: "error-box", role: "alert", text: String(err.message || err) }); }
+
+// ---- sign in ----
+
+function loginPage(message) {
+  setNav("");
+  signout.hidden = true;
+  const input = el("input", { id: "token", type: "password", autocomplete: "current-password", required: true });
+  const form = el("form", { class: "login", onsubmit: async (e) => {
+    e.preventDefault();
+    sessionStorage.setItem(TOKEN_KEY, input.value);
+    route();
+  } },
+  el("h1", { text: "Sign in" }),
+  message ? errorBox(message) : null,
+  el("p", { text: "Enter the bearer token agcore serve was started with (--token). It is kept in this tab's session storage only." }),
+  el("div", { class: "row" }, el("div", {}, el("label", { for: "token", text: "API token" }), input)),
+  el("button", { type: "submit", id: "signin", text: "Sign in" }));
+  show("Sign in", form);
+  input.focus();
+}
+
+// ---- sessions ----
+
+async function sessionsPage() {
+  setNav("sessions");
+  const list = await api("GET", "/v1/sessions?limit=1000");
+  const search = el("input", { id: "filter", type: "search", placeholder: "session id or agent" });
+  const which = el("select", { id: "which" },
+    el("option", { value: "all", text: "All" }), el("option", { value: "active", text: "Active" }), el("option", { value: "inactive", text: "Inactive" }));
+  const tbody = el("tbody");
+  const rows = list.sessions.map((s) => {
+    const tokens = s.usage ? s.usage.total_tokens : 0;
+    const tr = el("tr", { "data-id": s.id },
+      el("td", {}, el("a", { href: "#/session/" + encodeURIComponent(s.id), text: s.id })),
+      el("td", { text: s.agent || "default" }),
+      el("td", {}, el("span", { class: "badge" + (s.active ? " running" : ""), text: s.active ? "active" : "inactive" })),
+      el("td", { class: "num", text: String(s.turns || 0) }),
+      el("td", { class: "num", text: String(tokens) }),
+      el("td", { class: "num hide-narrow", text: fmtCost(s.cost) }),
+      el("td", { class: "hide-narrow", text: fmtTime(s.updated) }));
+    tr.filterText = (s.id + " " + (s.agent || "default")).toLowerCase();
+    tr.active = s.active;
+    return tr;
+  });
+  const apply = () => {
+    const q = search.value.trim().toLowerCase();
+    let shown = 0;
+    for (const tr of rows) {
+      const ok = tr.filterText.includes(q) && (which.value === "all" || (which.value === "active") === tr.active);
+      tr.hidden = !ok;
+      if (ok) shown++;
+    }
+    count.textContent = `${shown} of ${rows.length} sessions`;
+  };
+  search.addEventListener("input", apply);
+  which.addEventListener("change", apply);
+  const count = el("p", { class: "meta", "aria-live": "polite" });
+  tbody.append(...rows);
+  const create = el("button", { type: "button", id: "new-session", text: "New session", onclick: async () => {
+    try {
+      const s = await api("POST", "/v1/sessions", {});
+      location.hash = "#/session/" + encodeURIComponent(s.id);
+    } catch (err) { main.prepend(errorBox(err)); }
+  } });
+  show("Sessions",
+    el("h1", { text: "Sessions" }),
+    el("div", { class: "row" },
+      el("div", {}, el("label", { for: "filter", text: "Search" }), search),
+      el("div", {}, el("label", { for: "which", text: "Show" }), which),
+      el("div", {}, create)),
+    count,
+    el("div", { class: "table-wrap" }, el("table", {},
+      el("caption", { class: "visually-hidden", text: "Sessions" }),
+      el("thead", {}, el("tr", {},
+        el("th", { scope: "col", text: "Session" }), el("th", { scope: "col", text: "Agent" }), el("th", { scope: "col", text: "Status" }),
+        el("th", { scope: "col", class: "num", text: "Turns" }), el("th", { scope: "col", class: "num", text: "Tokens" }),
+        el("th", { scope: "col", class: "num hide-narrow", text: "Cost" }), el("th", { scope: "col", class: "hide-narrow", text: "Last activity" }))),
+      tbody)));
+  apply();
+}
+
+// ---- one session ----
+
+async function sessionPage(id) {
+  setNav("sessions");
+  const path = "/v1/sessions/" + encodeURIComponent(id);
+  const meta = el("p", { class: "meta", id: "session-meta" });
+  const convo = el("div", { class: "conversation", id: "conversation", "aria-live": "polite" });
+  const approvals = el("section", { class: "approvals", id: "approvals", "aria-label": "Pending approvals", hidden: true });
+  const input = el("textarea", { id: "message", required: true });
+  const send = el("button", { type: "submit", id: "send", text: "Send" });
+  const cancel = el("button", { type: "button", id: "cancel", class: "danger", text: "Cancel turn", disabled: true });
+  const errors = el("div");
+  const boxes = new Map(); // call id -> toolBox
+  let live = null; // the streamed reply's text node
+  let stopped = false;
+
+  const refreshMeta = async () => {
+    const st = await api("GET", path);
+    meta.replaceChildren(
+      el("span", { class: "badge" + (st.status === "running" ? " running" : ""), id: "session-status", text: st.status }),
+      ` · agent ${st.agent} · turns: ${st.status === "running" ? st.turn + 1 : st.turn} · tokens: ${st.usage.total_tokens} · cost: ${fmtCost(st.cost)}`);
+    cancel.disabled = st.status !== "running";
+    return st;
+  };
+
+  const refreshApprovals = async () => {
+    const list = await api("GET", path + "/approvals");
+    approvals.hidden = list.approvals.length === 0;
+    approvals.replaceChildren(el("h2", { text: "Pending approvals" }), ...list.approvals.map((p) => {
+      const answer = (allow) => async () => {
+        try {
+          await api("POST", path + "/approvals/" + encodeURIComponent(p.call_id), { allow, reason: allow ? "" : "denied in the console" });
+          announce(`${p.tool} ${allow ? "allowed" : "denied"}`);
+          await refreshApprovals();
+        } catch (err) { errors.replaceChildren(errorBox(err)); }
+      };
+      return el("div", { class: "approval", "data-call": p.call_id },
+        el("span", {}, el("strong", { text: p.tool }), ` needs ${p.permission} permission: `, el("code", { text: p.arguments || "" })),
+        el("button", { type: "button", class: "allow", "aria-label": `Allow ${p.tool}`, text: "Allow", onclick: answer(true) }),
+        el("button", { type: "button", class: "deny secondary", "aria-label": `Deny ${p.tool}`, text: "Deny", onclick: answer(false) }));
+    }));
+  };
+
+  const renderHistory = async () => {
+    const h = await api("GET", path + "/history");
+    boxes.clear();
+    convo.replaceChildren();
+    for (const m of h.messages) {
+      if (m.role === "tool") {
+        const box = boxes.get(m.tool_call_id);
+        const text = textOf(m.content);
+        if (box) box.setResult(text, /^tool \S+ (failed|panicked|timed out)|^permission denied|^interrupted/.test(text));
+        continue;
+      }
+      const body = el("div", { class: "msg " + m.role }, el("div", { class: "who", text: m.role }));
+      const text = textOf(m.content);
+      if (text) body.append(markdown(text));
+      for (const c of m.tool_calls || []) {
+        const box = toolBox(c.name, c.id, c.arguments);
+        boxes.set(c.id, box);
+        body.append(box);
+      }
+      convo.append(body);
+    }
+  };
+
+  const onEvent = (type, ev) => {
+    const d = ev.data || {};
+    switch (type) {
+      case "text_delta":
+        if (!live) {
+          live = el("div", { class: "live-text" });
+          convo.append(el("div", { class: "msg assistant streaming" }, el("div", { class: "who", text: "assistant" }), live));
+        }
+        live.textContent += d.text;
+        break;
+      case "tool_started": {
+        const box = toolBox(d.name, d.call_id, d.arguments);
+        boxes.set(d.call_id, box);
+        convo.append(el("div", { class: "msg assistant" }, box));
+        live = null;
+        break;
+      }
+      case "tool_finished": {
+        const box = boxes.get(d.call_id);
+        if (box) box.setResult(d.content, d.is_error);
+        break;
+      }
+      case "approval_pending":
+        refreshApprovals().catch(() => {});
+        announce(`${d.tool} needs approval`);
+        break;
+      case "error":
+        errors.replaceChildren(errorBox(new Error(d.message)));
+        break;
+      case "turn_started":
+        refreshMeta().catch(() => {});
+        break;
+      case "turn_ended":
+        announce("turn " + d.outcome);
+        break;
+    }
+  };
+
+  const form = el("form", { class: "send", onsubmit: async (e) => {
+    e.preventDefault();
+    const text = input.value.trim();
+    if (!text) return;
+    input.value = "";
+    send.disabled = true;
+    cancel.disabled = false;
+    errors.replaceChildren();
+    convo.append(el("div", { class: "msg user" }, el("div", { class: "who", text: "user" }), markdown(text)));
+    live = null;
+    try {
+      const resp = await api("POST", path + "/turns", { input: text }, "text/event-stream");
+      await sse(resp, onEvent);
+    } catch (err) {
+      if (err instanceof Unauthorized) return loginPage(err.message);
+      errors.replaceChildren(errorBox(err));
+    }
+    if (stopped) return;
+    send.disabled = false;
+    live = null;
+    await renderHistory();
+    await refreshMeta();
+    await refreshApprovals();
+  } },
+  el("label", { for: "message", text: "Message" }), input,
+  el("div", { class: "buttons" }, send, cancel));
+
+  cancel.addEventListener("click", async () => {
+    try {
+      await api("POST", path + "/cancel");
+      announce("cancel requested");
+    } catch (err) { errors.replaceChildren(errorBox(err)); }
+  });
+
+  show("Session " + id,
+    el("h1", {}, "Session ", el("code", { text: id })),
+    meta, el("p", { class: "links" }, el("a", { href: "#/sessions", text: "← All sessions" }), " · ",
+      el("a", { href: "#/journal/" + encodeURIComponent(id), id: "journal-link", text: "Journal timeline" })),
+    approvals, convo, errors, form);
+  await refreshMeta();
+  await renderHistory();
+  await refreshApprovals();
+  leave = () => { stopped = true; };
+}
+
+// ---- the journal as a timeline ----
+
+// describe summarises a journal event in one line, as agcore sessions
+// replay does; turns are numbered from 1.
+function describe(type, d) {
+  const turn = (t) => `turn ${(t || 0) + 1}`;
+  switch (type) {
+    case "activated": return `activation ${d.activation} on ${d.node || "local"}`;
+    case "user_message": return `${turn(d.turn)}: ${textOf(d.message && d.message.content)}`;
+    case "assistant_message": {
+      const calls = (d.message.tool_calls || []).map((c) => c.name).join(", ");
+      const text = textOf(d.message.content);
+      return `${turn(d.turn)}${text ? ": " + text : ""}${calls ? " → " + calls : ""} · ${(d.usage || {}).total_tokens || 0} tokens`;
+    }
+    case "tool_call_started": return `${d.name} ${d.arguments} (${d.call_id})`;
+    case "tool_result": return `${d.is_error ? "✗" : "✓"} ${d.name} (${d.call_id}): ${(d.content || "").slice(0, 120)}`;
+    case "turn_completed": return `${turn(d.turn)} ${d.outcome}${d.reason ? ": " + d.reason : ""} · ${d.round_trips} round trips`;
+    case "turn_cancelled": return `${turn(d.turn)} cancelled${d.reason ? ": " + d.reason : ""}`;
+    case "approval_requested": return `${d.tool} (${d.call_id}) asks for approval${d.reason ? ": " + d.reason : ""}`;
+    case "approval_granted": return `${d.call_id} granted by ${d.by}`;
+    case "approval_denied": return `${d.call_id} denied by ${d.by}: ${d.reason}`;
+    case "compacted": return `${d.kind} compaction: ${d.tokens_before} → ${d.tokens_after} tokens`;
+    default: return JSON.stringify(d).slice(0, 160);
+  }
+}
+
+async function journalPage(id) {
+  setNav("sessions");
+  const j = await api("GET", "/v1/sessions/" + encodeURIComponent(id) + "/journal");
+  const list = el("ol", { class: "timeline", id: "timeline" }, ...j.entries.map((e) => el("li", { class: "entry " + e.type },
+    el("span", { class: "when", text: new Date(e.at).toLocaleTimeString() }), " ",
+    el("span", { class: "seq", text: "#" + e.seq }), " ",
+    el("strong", { class: "type", text: e.type }), " ",
+    el("span", { text: describe(e.type, e.data || {}) }),
+    e.data && e.data.trace_id ? el("div", { class: "trace" }, "trace ", el("code", { text: e.data.trace_id }), " span ", el("code", { text: e.data.span_id })) : null)));
+  show("Journal " + id,
+    el("h1", {}, "Journal of ", el("code", { text: id })),
+    el("p", {}, el("a", { href: "#/session/" + encodeURIComponent(id), text: "← Back to the session" })),
+    el("p", { class: "meta", text: `${j.entries.length} entries, oldest first` }),
+    list);
+}
+
+// ---- tools ----
+
+async function toolsPage() {
+  setNav("tools");
+  const list = await api("GET", "/v1/tools");
+  const num = (v) => el("td", { class: "num", text: String(v) });
+  show("Tools",
+    el("h1", { text: "Tools" }),
+    el("p", { class: "meta", text: "Every tool agents may call, where it comes from, and its calls since the server started." }),
+    el("div", { class: "table-wrap" }, el("table", { id: "tools" },
+      el("caption", { class: "visually-hidden", text: "Tools and their statistics" }),
+      el("thead", {}, el("tr", {}, el("th", { scope: "col", text: "Tool" }), el("th", { scope: "col", text: "Source" }),
+        el("th", { scope: "col", class: "num", text: "Calls" }), el("th", { scope: "col", class: "num", text: "Errors" }),
+        el("th", { scope: "col", class: "num hide-narrow", text: "Timeouts" }), el("th", { scope: "col", class: "num hide-narrow", text: "Mean ms" }),
+        el("th", { scope: "col", class: "num hide-narrow", text: "Max ms" }))),
+      el("tbody", {}, ...list.tools.map((t) => el("tr", { "data-tool": t.name },
+        el("td", {}, el("code", { text: t.name })), el("td", {}, el("span", { class: "badge", text: t.source })),
+        num(t.calls), el("td", { class: "num" + (t.errors ? " error-text" : ""), text: String(t.errors) }),
+        el("td", { class: "num hide-narrow", text: String(t.timeouts) }),
+        el("td", { class: "num hide-narrow", text: t.mean_ms.toFixed(2) }), el("td", { class: "num hide-narrow", text: t.max_ms.toFixed(2) })))))));
+}
+
+// ---- usage ----
+
+async function usagePage() {
+  setNav("usage");
+  const table = el("tbody");
+  const chart = el("div");
+  const samples = [];
+  const draw = (snap) => {
+    table.replaceChildren(...Object.entries(snap.models || {}).sort().map(([model, u]) =>
+      el("tr", {}, el("td", { text: model }), el("td", { class: "num", text: String(u.calls) }),
+        el("td", { class: "num", text: String(u.usage.prompt_tokens) }), el("td", { class: "num", text: String(u.usage.completion_tokens) }),
+        el("td", { class: "num", text: fmtCost(u.cost) }))));
+    samples.push({ t: Date.now(), tokens: snap.usage.total_tokens, cost: snap.cost });
+    if (samples.length > 120) samples.shift();
+    chart.replaceChildren(lineChart(samples));
+  };
+  show("Usage",
+    el("h1", { text: "Usage and cost" }),
+    el("p", { class: "meta", text: "Totals since the server started, by model. The chart samples them every 5 seconds while this page is open." }),
+    chart,
+    el("div", { class: "table-wrap" }, el("table", {},
+      el("caption", { class: "visually-hidden", text: "Usage by model" }),
+      el("thead", {}, el("tr", {}, el("th", { scope: "col", text: "Model" }), el("th", { scope: "col", class: "num", text: "Calls" }),
+        el("th", { scope: "col", class: "num", text: "Prompt tokens" }), el("th", { scope: "col", class: "num", text: "Completion tokens" }),
+        el("th", { scope: "col", class: "num", text: "Cost" }))),
+      table)));
+  draw(await api("GET", "/v1/usage"));
+  const timer = setInterval(() => api("GET", "/v1/usage").then(draw).catch(() => {}), 5000);
+  leave = () => clearInterval(timer);
+}
+
+// lineChart draws total tokens over time as an SVG polyline.
+function lineChart(samples) {
+  const ns = "http://www.w3.org/2000/svg";
+  const w = 640, h = 180, pad = 30;
+  const svg = document.createElementNS(ns, "svg");
+  svg.setAttribute("viewBox", `0 0 ${w} ${h}`);
+  svg.setAttribute("class", "chart");
+  svg.setAttribute("role", "img");
+  const last = samples[samples.length - 1];
+  svg.setAttribute("aria-label", `Total tokens over time; now ${last.tokens} tokens, cost ${fmtCost(last.cost)}`);
+  const max = Math.max(1, ...samples.map((s) => s.tokens));
+  const t0 = samples[0].t, span = Math.max(1, last.t - t0);
+  const pts = samples.map((s) => `${pad + ((s.t - t0) / span) * (w - 2 * pad)},${h - pad - (s.tokens / max) * (h - 2 * pad)}`);
+  if (pts.length === 1) pts.push(`${w - pad},${pts[0].split(",")[1]}`);
+  const line = document.createElementNS(ns, "polyline");
+  line.setAttribute("points", pts.join(" "));
+  line.setAttribute("fill", "none");
+  line.setAttribute("stroke", "#0550ae");
+  line.setAttribute("stroke-width", "2");
+  const axis = document.createElementNS(ns, "line");
+  for (const [k, v] of Object.entries({ x1: pad, y1: h - pad, x2: w - pad, y2: h - pad, stroke: "#4b5563" })) axis.setAttribute(k, v);
+  const label = document.createElementNS(ns, "text");
+  label.setAttribute("x", pad);
+  label.setAttribute("y", 18);
+  label.setAttribute("fill", "#1b1f24");
+  label.setAttribute("font-size", "13");
+  label.textContent = `${last.tokens} tokens · cost ${fmtCost(last.cost)}`;
+  svg.append(axis, line, label);
+  return svg;
+}
+
+// ---- routing ----
+
+async function route() {
+  leave();
+  leave = () => {};
+  const hash = location.hash || "#/sessions";
+  try {
+    signout.hidden = !token();
+    if (hash.startsWith("#/journal/")) await journalPage(decodeURIComponent(hash.slice("#/journal/".length)));
+    else if (hash.startsWith("#/session/")) await sessionPage(decodeURIComponent(hash.slice("#/session/".length)));
+    else if (hash === "#/usage") await usagePage();
+    else if (hash === "#/tools") await toolsPage();
+    else await sessionsPage();
+    // A new page takes the focus, unless the user is already in it (typing
+    // while it loaded).
+    if (!main.contains(document.activeElement)) main.focus({ preventScroll: true });
+  } catch (err) {
+    if (err instanceof Unauthorized) loginPage(token() ? err.message : "");
+    else show("Error", el("h1", { text: "Something went wrong" }), errorBox(err));
+  }
+}
+
+signout.addEventListener("click", () => {
+  sessionStorage.removeItem(TOKEN_KEY);
+  loginPage("");
+});
+window.addEventListener("hashchange", route);
+route();
