@@ -77,6 +77,8 @@ type Runtime struct {
 
 	// instances numbers session actor instances (see idleTick).
 	instances atomic.Uint64
+	// gens numbers the work sessions start (see sessionCarry.gen).
+	gens atomic.Uint64
 
 	// The directory of live sessions (runtime_sessions.go).
 	mu          sync.Mutex

@@ -65,7 +65,7 @@ func (rt *Runtime) activateLocked(id string) (*sessionRef, error) {
 			return nil, fmt.Errorf("%w: %s", ErrSessionDeleted, id)
 		}
 		ref := newSessionRef(id, false)
-		pid, err := rt.system.Root.SpawnNamed(rt.sessionProps(newCarry(ref, nil), actor.WithGuardian(rt.sessionStrategy)), "sessions/"+id)
+		pid, err := rt.system.Root.SpawnNamed(rt.sessionProps(newCarry(rt, ref, nil), actor.WithGuardian(rt.sessionStrategy)), "sessions/"+id)
 		if errors.Is(err, actor.ErrNameExists) {
 			rt.mu.Unlock()
 			_ = rt.system.Root.StopFuture(pid).Wait()

@@ -31,8 +31,14 @@ type sessionCarry struct {
 	// refused): a restarted actor takes them up again, since the message
 	// that made it fail is not delivered again.
 	pending []*submitCmd
-	// gen numbers the work the actor starts (see commands.go).
-	gen uint64
+	// gen numbers the work the actor starts (see commands.go), from the
+	// runtime's count (Runtime.gens), so that numbers are never reused.
+	// The work of this carry's actors is numbered above base; a result
+	// numbered at or below it comes from an actor of the session that
+	// stopped before this carry was made (a call that ignored its
+	// context), and is neither counted nor taken.
+	gen  uint64
+	base uint64
 	// received counts the commands received (see Runtime.retire).
 	received uint64
 	// settles are the settleCmd replies waiting for sub-agents to report.
@@ -45,10 +51,18 @@ type sessionCarry struct {
 	// inflight counts the model and tool calls started and not yet
 	// reported, those of an instance before a restart included.
 	inflight int
+	// stop is the stopCmd received, if any: the session starts nothing
+	// more and stops once its calls in flight have returned. It is kept
+	// here, with drains, so that an instance restarted by a failure while
+	// it stopped (a refused append) still stops.
+	stop *stopCmd
+	// drains are the drainCmd replies waiting for the running turn to end.
+	drains []chan struct{}
 }
 
-func newCarry(ref *sessionRef, spec *subSpec) *sessionCarry {
-	return &sessionCarry{ref: ref, spec: spec, subs: make(map[*subscriber]struct{})}
+func newCarry(rt *Runtime, ref *sessionRef, spec *subSpec) *sessionCarry {
+	base := rt.gens.Load()
+	return &sessionCarry{ref: ref, spec: spec, subs: make(map[*subscriber]struct{}), gen: base, base: base}
 }
 
 // sessionActor owns one session: it folds its journal into a State,
@@ -72,7 +86,6 @@ type sessionActor struct {
 	approvals map[string]*approvalWait // pending approvals by call id
 	live      map[string]*liveSub      // sub-agents that have not reported, by child id
 	waiting   []*spawnReq              // spawns waiting for a sub-agent slot
-	drains    []chan struct{}
 	watchers  int // subscribers of Watch, as of the last prune
 
 	compacting bool
@@ -88,10 +101,6 @@ type sessionActor struct {
 	instance uint64
 	activity uint64
 	idleStop func() bool
-	// stopping is set by a stopCmd: the session starts nothing more and
-	// stops once its calls in flight have returned; stopErr is why.
-	stopping bool
-	stopErr  error
 	// gone is set once the instance is stopping or restarting: it starts
 	// nothing more.
 	gone bool
@@ -170,7 +179,7 @@ func (a *sessionActor) Receive(ctx actor.Context) {
 		if a.turn == nil {
 			close(m.reply)
 		} else {
-			a.drains = append(a.drains, m.reply)
+			a.c.drains = append(a.c.drains, m.reply)
 		}
 	case *stopCmd:
 		a.onStop(m)
@@ -179,13 +188,13 @@ func (a *sessionActor) Receive(ctx actor.Context) {
 			a.publish(messages.TextDelta{EventMeta: a.meta(), Text: m.text})
 		}
 	case *modelDone:
-		a.workDone()
+		a.workDone(m.gen)
 		a.keepPrompt(m.prompt)
 		if a.turn != nil && m.gen == a.c.gen {
 			a.onModelDone(m)
 		}
 	case *toolDone:
-		a.workDone()
+		a.workDone(m.gen)
 		if a.turn != nil && m.gen == a.c.gen {
 			a.onToolsDone()
 		}
@@ -405,6 +414,12 @@ func (a *sessionActor) start(ctx actor.Context) {
 			a.resume()
 		}
 	}
+	if a.c.stop != nil {
+		// The instance before this one failed while it stopped (the
+		// message that made it fail is not delivered again): stop now,
+		// cancelling the turn it resumed.
+		a.onStop(a.c.stop)
+	}
 	a.reapOrphans()
 	a.rerunSteps()
 	for _, cmd := range append([]*submitCmd(nil), a.c.pending...) {
@@ -443,7 +458,7 @@ func (a *sessionActor) abandon() {
 // nothing more starts, and the actor stops, telling its callers m.err, once
 // the calls in flight have returned.
 func (a *sessionActor) onStop(m *stopCmd) {
-	a.stopping, a.stopErr = true, m.err
+	a.c.stop = m
 	if a.turn != nil {
 		a.endTurn(messages.OutcomeCancelled, m.cancelReason)
 	}
@@ -453,11 +468,14 @@ func (a *sessionActor) onStop(m *stopCmd) {
 
 // maybeStop stops a stopping actor once no call is in flight.
 func (a *sessionActor) maybeStop() {
-	if a.stopping && a.c.inflight == 0 {
+	if a.stopping() && a.c.inflight == 0 {
 		self := a.actx.Self()
 		a.after(func() { a.actx.Stop(self) })
 	}
 }
+
+// stopping reports whether the session was asked to stop (see onStop).
+func (a *sessionActor) stopping() bool { return a.c.stop != nil }
 
 // startWork runs fn, a model or tool call of the session, off its
 // mailbox on the runtime's executor pool. fn reports through send.
@@ -472,10 +490,19 @@ func (a *sessionActor) startWork(fn func(send func(any))) {
 	})
 }
 
-// workDone counts a model or tool call that has reported.
-func (a *sessionActor) workDone() {
+// workDone counts a model or tool call numbered gen that has reported,
+// unless it was started by an actor of an earlier carry.
+func (a *sessionActor) workDone(gen uint64) {
+	if gen <= a.c.base {
+		return
+	}
 	a.c.inflight--
 	a.maybeStop()
+}
+
+// nextGen numbers the next work of the session.
+func (a *sessionActor) nextGen() {
+	a.c.gen = a.rt.gens.Add(1)
 }
 
 // stopped runs once the actor has stopped for good (passivated, stopped by
@@ -483,7 +510,10 @@ func (a *sessionActor) workDone() {
 // on the session learns why, and the session leaves the directory.
 func (a *sessionActor) stopped() {
 	ref := a.c.ref
-	err := a.stopErr
+	var err error
+	if a.c.stop != nil {
+		err = a.c.stop.err
+	}
 	if err == nil {
 		err = a.rt.takeStopReason(ref)
 	}
@@ -512,10 +542,10 @@ func (a *sessionActor) stopped() {
 		r <- a.status()
 	}
 	a.c.settles = nil
-	for _, d := range a.drains {
+	for _, d := range a.c.drains {
 		close(d)
 	}
-	a.drains = nil
+	a.c.drains = nil
 	a.rt.forget(ref)
 	ref.err = err
 	close(ref.done)
@@ -667,17 +697,17 @@ func (a *sessionActor) handleSubmit(cmd *submitCmd) {
 // drains once no turn runs. A stopping session starts none: their callers
 // learn why it stopped.
 func (a *sessionActor) startNext() {
-	for a.turn == nil && len(a.queue) > 0 && !a.stopping {
+	for a.turn == nil && len(a.queue) > 0 && !a.stopping() {
 		cmd := a.queue[0]
 		a.queue[0] = nil // the backing array must not keep it
 		a.queue = a.queue[1:]
 		a.handleSubmit(cmd)
 	}
 	if a.turn == nil {
-		for _, d := range a.drains {
+		for _, d := range a.c.drains {
 			a.after(func() { close(d) })
 		}
-		a.drains = nil
+		a.c.drains = nil
 	}
 }
 

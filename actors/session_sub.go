@@ -264,7 +264,7 @@ func (a *sessionActor) startSub(req *spawnReq) {
 // spawnSubActor spawns the actor of a sub-agent session as the session's
 // child subagent/<callID>, and enters it in the runtime's directory.
 func (a *sessionActor) spawnSubActor(ls *liveSub, callID string, spec *subSpec) error {
-	props := a.rt.sessionProps(newCarry(ls.ref, spec))
+	props := a.rt.sessionProps(newCarry(a.rt, ls.ref, spec))
 	return a.rt.register(ls.ref, func() *actor.PID { return a.spawnChild(props, "subagent/"+callID) })
 }
 

@@ -144,7 +144,7 @@ func (a *sessionActor) resume() {
 // interrupted.
 func (a *sessionActor) resumeTools(o *memory.OpenTurn) {
 	t := a.turn
-	a.c.gen++
+	a.nextGen()
 	toRun := make([]messages.ToolCall, 0, len(o.Pending))
 	for _, c := range o.Pending {
 		if o.WasStarted(c.ID) && !a.rt.tools.rerunnable(c.Name) && !awaitedApproval(o, c.ID) {
@@ -185,7 +185,7 @@ func (a *sessionActor) requestModel() {
 		t.wrote = false
 		a.staleMemory()
 	}
-	a.c.gen++
+	a.nextGen()
 	msgs := a.st.Messages(memory.ViewOptions{})
 	req := &messages.Request{Model: model, Messages: msgs, Tools: a.rt.tools.definitions(ag)}
 	ag.Params.merge(t.params).apply(req)
@@ -197,7 +197,7 @@ func (a *sessionActor) requestModel() {
 			now: a.rt.clock.Now(), workspace: a.rt.workspaceRoot(), have: a.prompt, memoryEpoch: a.memoryEpoch},
 	}
 	a.after(func() {
-		if a.turn == t && !a.stopping {
+		if a.turn == t && !a.stopping() {
 			a.startWork(mc.run)
 		}
 	})
@@ -358,7 +358,7 @@ func (a *sessionActor) startTool(call messages.ToolCall) {
 	}, approver: a.approverFor(gen)}
 	t.running[call.ID] = run
 	a.after(func() {
-		if a.turn != t || t.running[call.ID] != run || a.stopping {
+		if a.turn != t || t.running[call.ID] != run || a.stopping() {
 			return
 		}
 		run.started = a.rt.clock.Now()
@@ -470,7 +470,7 @@ func (a *sessionActor) finishTool(call messages.ToolCall, res toolsys.Result, el
 // submission.
 func (a *sessionActor) endTurn(outcome messages.TurnOutcome, reason string) {
 	t := a.turn
-	a.c.gen++
+	a.nextGen()
 	t.cancel()
 	for _, run := range t.running {
 		if run.stop != nil {

@@ -113,16 +113,12 @@ func TestChaos_BrokenRerunFails(t *testing.T) {
 
 // TestChaos_AppendFailures refuses a fifth of the journal writes of one
 // session: a turn whose stream stops before its end is submitted again
-// with the same turn id, each turn ends once, and what was acknowledged
-// is in the journal once. A refused write that stops a session in the
-// middle of a turn can keep Runtime.Shutdown from returning before its
-// deadline; the command reports that as a problem of the run (exit 1),
-// which is the only failure this test accepts: the journals must hold
-// either way.
+// with the same turn id, each turn ends once, what was acknowledged is in
+// the journal once, and the runtime shuts down in time, though a refused
+// write stopped the session while one of its calls ran on.
 func TestChaos_AppendFailures(t *testing.T) {
 	code, rep, stderr := chaosJSON(t, "--sessions", "1", "--turns", "6", "--append-fail-rate", "0.2", "--seed", "2")
-	shutdownOnly := len(rep.Problems) == 1 && strings.Contains(rep.Problems[0], "did not shut down")
-	if len(rep.Violations) > 0 || !(code == exitOK || code == exitError && shutdownOnly) {
+	if len(rep.Violations) > 0 || len(rep.Problems) > 0 || code != exitOK {
 		t.Fatalf("exit %d, violations %v, problems %v\n%s", code, rep.Violations, rep.Problems, stderr)
 	}
 	if rep.Faults[chaos.FaultAppendFailed] == 0 || rep.Refused == 0 || rep.Acknowledged != 6 || rep.ended() != 6 {
