@@ -86,7 +86,7 @@ type sessionActor struct {
 	approvals map[string]*approvalWait // pending approvals by call id
 	live      map[string]*liveSub      // sub-agents that have not reported, by child id
 	waiting   []*spawnReq              // spawns waiting for a sub-agent slot
-	watchers  int // subscribers of Watch, as of the last prune
+	watchers  int                      // subscribers of Watch, as of the last prune
 
 	compacting bool
 	breaker    memory.Breaker
