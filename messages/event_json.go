@@ -46,7 +46,7 @@ func eventSizeHint(ev JournalEvent) int {
 	n := 0
 	switch e := ev.(type) {
 	case UserMessage:
-		n = 64 + messageSize(e.Message) + len(e.TurnID)
+		n = 64 + messageSize(e.Message) + len(e.TurnID) + len(e.TraceID) + len(e.SpanID)
 	case AssistantMessage:
 		n = 192 + messageSize(e.Message) + len(e.Model)
 	case ToolCallStarted:
@@ -93,6 +93,14 @@ func appendUserMessage(b []byte, e UserMessage) ([]byte, bool) {
 	b = strconv.AppendInt(b, int64(e.Turn), 10)
 	b = append(b, `,"message":`...)
 	b, ok := appendMessage(b, e.Message)
+	if e.TraceID != "" {
+		b = append(b, `,"trace_id":`...)
+		b = appendString(b, e.TraceID)
+	}
+	if e.SpanID != "" {
+		b = append(b, `,"span_id":`...)
+		b = appendString(b, e.SpanID)
+	}
 	return append(b, '}'), ok
 }
 

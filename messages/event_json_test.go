@@ -3,6 +3,9 @@ package messages
 import (
 	"encoding/json"
 	"math"
+	"reflect"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 )
@@ -45,6 +48,8 @@ func TestEventJSON_MatchesMarshal(t *testing.T) {
 		UserMessage{Turn: 0, Message: UserText("What is the value of alpha?")},
 		UserMessage{TurnID: "t-" + awkward, Turn: 12, Message: UserText(awkward)},
 		UserMessage{Turn: 1, Message: Message{Role: RoleUser}},
+		UserMessage{Turn: 2, Message: UserText("traced"), TraceID: "4bf92f3577b34da6a3ce929d0e0e4736", SpanID: "00f067aa0ba902b7"},
+		UserMessage{Turn: 2, Message: UserText("half traced"), SpanID: awkward},
 		AssistantMessage{Turn: 0, Message: Message{Role: RoleAssistant, ToolCalls: []ToolCall{call}}, FinishReason: FinishToolCalls, Model: "m", Usage: Usage{PromptTokens: 1}},
 		AssistantMessage{Turn: 3, Message: Message{Role: RoleAssistant, Content: Text(awkward), Name: awkward, Refusal: awkward,
 			ToolCalls: []ToolCall{call, {ID: awkward, Name: awkward, Arguments: awkward}}}, FinishReason: FinishStop, Usage: usage, Cost: 0.000123},
@@ -62,6 +67,39 @@ func TestEventJSON_MatchesMarshal(t *testing.T) {
 		TurnCompleted{Turn: 9, TurnID: awkward, Outcome: OutcomeLimit, Reason: awkward, RoundTrips: 8},
 	} {
 		checkEventJSON(t, ev, true)
+	}
+}
+
+// TestEventJSON_KnowsEveryMember fails when a member is added to an event
+// appendEventJSON writes: the encoder would leave the new member out of
+// the journal. Teach appendEventJSON the member (or to hand such events
+// to json.Marshal), then list it here.
+func TestEventJSON_KnowsEveryMember(t *testing.T) {
+	written := map[reflect.Type][]string{
+		reflect.TypeFor[Activated]():        {"activation", "node"},
+		reflect.TypeFor[UserMessage]():      {"turn_id", "turn", "message", "trace_id", "span_id"},
+		reflect.TypeFor[AssistantMessage](): {"turn", "message", "finish_reason", "model", "usage", "cost"},
+		reflect.TypeFor[ToolCallStarted]():  {"turn", "call_id", "name", "arguments"},
+		reflect.TypeFor[ToolResult]():       {"turn", "call_id", "name", "content", "is_error", "metadata", "duration_ns"},
+		reflect.TypeFor[TurnCompleted]():    {"turn", "turn_id", "outcome", "finish_reason", "reason", "usage", "cost", "round_trips"},
+		reflect.TypeFor[Message]():          {"role", "content", "name", "tool_calls", "tool_call_id", "refusal"},
+		reflect.TypeFor[ToolCall]():         {"id", "name", "arguments"},
+		reflect.TypeFor[Usage]():            {"prompt_tokens", "completion_tokens", "total_tokens", "cached_prompt_tokens", "reasoning_tokens"},
+	}
+	for typ, want := range written {
+		var got []string
+		for f := range typ.Fields() {
+			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+			if name == "" {
+				name = f.Name
+			}
+			if name != "-" {
+				got = append(got, name)
+			}
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("%s has the JSON members %q; appendEventJSON writes %q", typ, got, want)
+		}
 	}
 }
 
