@@ -276,6 +276,9 @@ type Config struct {
 	EnvironmentPrompt bool
 	// PromptVars are template variables shared by every prompt.
 	PromptVars map[string]any
+	// Skills lists the skills agents may load, as a layer of the system
+	// prompt. The zero value adds none.
+	Skills SkillsLayer
 
 	// SubAgents enables the spawn_agent and transfer_to_agent tools and
 	// bounds sub-agents. The zero value enables neither tool.

@@ -65,8 +65,22 @@ type promptLayers struct {
 	knowledgeOK   bool
 }
 
+// SkillsLayer is the layer of the system prompt that lists the skills an
+// agent may load (see package toolsys/skills, whose Catalog.Prompt writes
+// it). The zero value adds no layer.
+type SkillsLayer struct {
+	// Prompt is the layer's text, used as is (it is not a template). It
+	// follows the environment layer. Empty means no layer.
+	Prompt string
+	// Tool is the name of the tool that loads a skill ("load_skill"): an
+	// agent whose tool list does not admit it gets no layer. Empty means
+	// every agent gets it.
+	Tool string
+}
+
 // systemPrompt layers the system prompt of one model call: base, agent,
-// environment (Config.EnvironmentPrompt), the agent-switch note, the
+// environment (Config.EnvironmentPrompt), skills (Config.Skills), the
+// agent-switch note, the
 // session-memory snapshot and the retrieved knowledge, each taken from
 // in.have when it is still valid. Empty layers are left out. It returns
 // the layers it used, for the session to keep.
@@ -97,7 +111,8 @@ func (rt *Runtime) systemPrompt(ctx context.Context, in promptInput) (string, pr
 	return joinLayers(l.fixed, l.memory, l.knowledge), l, nil
 }
 
-// fixedLayers renders the base, agent, environment and agent-note layers.
+// fixedLayers renders the base, agent, environment, skills and agent-note
+// layers.
 func (rt *Runtime) fixedLayers(in promptInput, date string) (string, error) {
 	data := make(map[string]any, len(rt.cfg.PromptVars)+len(in.agent.Vars)+5)
 	maps.Copy(data, rt.cfg.PromptVars)
@@ -122,6 +137,9 @@ func (rt *Runtime) fixedLayers(in promptInput, date string) (string, error) {
 			env += "workspace: " + in.workspace + "\n"
 		}
 		layers = append(layers, env+"</environment>")
+	}
+	if sk := rt.cfg.Skills; sk.Prompt != "" && (sk.Tool == "" || in.agent.allows(sk.Tool)) {
+		layers = append(layers, sk.Prompt)
 	}
 	if in.note != "" {
 		layers = append(layers, "<agent-note>\n"+in.note+"\n</agent-note>")

@@ -328,7 +328,7 @@ func (a *sessionActor) startTool(call messages.ToolCall) {
 	run.cancel = cancel
 	gen := a.c.gen
 	ex := &toolExec{rt: a.rt, gen: gen, ctx: ctx, timeout: timeout, call: call, results: t.results, tc: &toolsys.Context{
-		SessionID: a.id, Turn: t.index, CallID: call.ID, Workspace: a.rt.cfg.Workspace,
+		SessionID: a.id, Turn: t.index, Agent: ag.Name, CallID: call.ID, Workspace: a.rt.cfg.Workspace,
 		Logger: narrow(a.log, "tool", call.Name, "call", call.ID), Costs: a.rt.tracker,
 	}, approver: a.approverFor(gen)}
 	t.running[call.ID] = run

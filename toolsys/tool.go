@@ -165,6 +165,9 @@ type Context struct {
 	SessionID string
 	// Turn is the 0-based turn index.
 	Turn int
+	// Agent is the agent profile the session runs; empty outside a
+	// runtime. Tools that keep data per agent (the memory tools) read it.
+	Agent string
 	// CallID is the model's id of this tool call.
 	CallID string
 	// Workspace confines file access; nil means the tool may not touch files.

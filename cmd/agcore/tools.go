@@ -74,7 +74,8 @@ data directory yet). For the tools that run commands (bash, bash_process),
 SANDBOX says whether this host confines them: "confined (landlock ABI N)",
 or "unconfined" followed, below the table, by the reason and what the
 sandbox mode does about it. A .wasm file of the wasm folder that does not
-load is named on standard error, with the reason.`,
+load is named on standard error, with the reason, and so is a SKILL.md of
+the skills folder that does not parse, with its line.`,
 			Example: "  agcore tools list\n  agcore tools list --json | jq -r .name",
 			Args:    noArgs,
 			RunE:    func(cmd *cobra.Command, _ []string) error { return listTools(cmd, a, jsonOut) },
@@ -195,6 +196,11 @@ func listTools(cmd *cobra.Command, a *app, jsonOut bool) error {
 		}
 		if built.WASM != nil {
 			for _, err := range built.WASM.Refused() {
+				fmt.Fprintf(cmd.ErrOrStderr(), "left out: %v\n", err)
+			}
+		}
+		if built.Skills != nil {
+			for _, err := range built.Skills.Refused {
 				fmt.Fprintf(cmd.ErrOrStderr(), "left out: %v\n", err)
 			}
 		}

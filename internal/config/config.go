@@ -102,6 +102,13 @@ type Config struct {
 	Knowledge Knowledge `yaml:"knowledge"`
 	// WASM configures the WebAssembly tools of a folder.
 	WASM WASM `yaml:"wasm"`
+	// MemoryTools gives agents the memory tools.
+	MemoryTools MemoryTools `yaml:"memory_tools"`
+	// WebSearch configures the web_search tool, registered only with a
+	// backend.
+	WebSearch WebSearch `yaml:"web_search"`
+	// Skills configures the agent skills of a folder.
+	Skills Skills `yaml:"skills"`
 	// Serve configures the HTTP API of `agcore serve`.
 	Serve Serve `yaml:"serve"`
 }
@@ -183,6 +190,8 @@ type Knowledge struct {
 	Enabled bool `yaml:"enabled"`
 	// MaxResults is the most pages one retrieval returns. Zero means 20.
 	MaxResults int `yaml:"max_results"`
+	// Eviction bounds the pages kept. The zero value keeps every page.
+	Eviction KnowledgeEviction `yaml:"eviction"`
 }
 
 // WASM configures the WebAssembly tools: every .wasm file of the folder

@@ -81,6 +81,7 @@ func (c *Config) resolvePaths(dir string) {
 	c.DataDir = fix(c.DataDir)
 	c.Workspace = fix(c.Workspace)
 	c.WASM.Dir = fix(c.WASM.Dir)
+	c.Skills.Dir = fix(c.Skills.Dir)
 	for i := range c.Providers {
 		c.Providers[i].Script = fix(c.Providers[i].Script)
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/agcore/agcore/toolsys/builtin"
 	"github.com/agcore/agcore/toolsys/mcp"
 	"github.com/agcore/agcore/toolsys/sandbox"
+	"github.com/agcore/agcore/toolsys/skills"
 	"github.com/agcore/agcore/toolsys/wasm"
 )
 
@@ -62,6 +63,11 @@ type Built struct {
 	// when there is none (no wasm.dir and no data directory). Its
 	// Refused lists the files that did not load.
 	WASM *wasm.Folder
+	// Skills is the catalog of the skills folder, nil without skills.dir.
+	// Its Refused lists the SKILL.md files that did not load.
+	Skills *skills.Catalog
+
+	knowledge *knowledge.Base // the knowledge base, when opened
 
 	closers []func() error
 }
@@ -87,7 +93,10 @@ func (b *Built) Close() error {
 // itself, one supervised connection actor per server that reconnects with
 // backoff, and registers their tools in the same registry, so they pass the
 // same permission pipeline. ctx bounds the loading of the WebAssembly
-// tools; the folder is then followed until Close.
+// tools; the folder is then followed until Close. The memory tools
+// (memory_tools), web_search (web_search, only with a backend) and the
+// skills of skills.dir (load_skill, their files through read_file, and the
+// skills layer of the prompt) are added when configured.
 func Build(ctx context.Context, c *Config, opts BuildOptions) (*Built, error) {
 	if opts.Getenv == nil {
 		opts.Getenv = os.Getenv
@@ -192,6 +201,15 @@ func Build(ctx context.Context, c *Config, opts BuildOptions) (*Built, error) {
 			return nil, err
 		}
 	}
+	if err := b.memoryTools(c, opts); err != nil {
+		return nil, err
+	}
+	if err := b.webSearch(c, opts); err != nil {
+		return nil, err
+	}
+	if err := b.loadSkills(c, opts); err != nil {
+		return nil, err
+	}
 	ok = true
 	return b, nil
 }
@@ -212,7 +230,7 @@ func (b *Built) openKnowledge(c *Config, opts BuildOptions) error {
 		return fmt.Errorf("config: data directory %s: %w", c.DataDir, err)
 	}
 	b.closers = append(b.closers, store.Close)
-	kb, err := knowledge.New(store, knowledge.Options{Logger: log})
+	kb, err := knowledge.New(store, knowledge.Options{Logger: log, Eviction: c.Knowledge.Eviction.policy()})
 	if err != nil {
 		return fmt.Errorf("config: knowledge: %w", err)
 	}
@@ -221,6 +239,7 @@ func (b *Built) openKnowledge(c *Config, opts BuildOptions) error {
 		return fmt.Errorf("config: knowledge: %w", err)
 	}
 	b.Runtime.DataDir, b.Runtime.Store, b.Runtime.Knowledge = "", store, actors.KnowledgeFrom(r)
+	b.knowledge = kb
 	return nil
 }
 

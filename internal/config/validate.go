@@ -109,6 +109,9 @@ func (c *Config) validate() []Problem {
 	}
 	validateServe(&ps, c.Serve)
 	validateWASM(&ps, c.WASM)
+	validateEviction(&ps, c.Knowledge.Eviction)
+	validateMemoryTools(&ps, c.MemoryTools)
+	validateWebSearch(&ps, c.WebSearch)
 	return ps
 }
 

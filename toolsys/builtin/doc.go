@@ -1,5 +1,6 @@
 // Package builtin holds agcore's built-in tools: read_file, write_file,
-// edit_file, list_dir, glob, grep, bash, bash_process and web_fetch.
+// edit_file, list_dir, glob, grep, bash, bash_process and web_fetch, and
+// the memory tools (MemoryTools).
 //
 // Every tool is a toolsys.Typed[P]: its parameter struct is the JSON schema
 // the model sees and the parser of the model's arguments. All returns the
@@ -73,4 +74,16 @@
 // AllowedHosts permit (checked again on every redirect), within a size and a
 // time limit, and turns HTML into readable text: scripts and styles dropped,
 // headings, paragraphs and lists kept, links written as "text (url)".
+//
+// # Memory
+//
+// MemoryTools returns memory_write, memory_read, memory_search and
+// memory_delete over two stores the caller provides: the session's
+// key-value notes (MemoryNotes), which the runtime also shows in the
+// session's system prompt, and the knowledge base (MemoryPages), whose
+// pages outlive sessions and are found by keyword. Writes go through the
+// stores' own rules: their key checks, their size limits and the knowledge
+// base's eviction policy. Knowledge pages are kept per agent by default
+// (ScopeAgent: an agent neither reads, finds nor deletes another agent's
+// pages) or shared (ScopeShared). Writing and deleting need PermWrite.
 package builtin
