@@ -77,6 +77,10 @@ type UserMessage struct {
 	TurnID  string  `json:"turn_id,omitempty"`
 	Turn    int     `json:"turn"`
 	Message Message `json:"message"`
+	// Output is the structured answer the turn must end with; nil for a
+	// plain turn. A later UserMessage of the same turn (an answer sent
+	// back to the model with its problem) has none.
+	Output *OutputSpec `json:"output,omitempty"`
 }
 
 // AssistantMessage is a model reply.
@@ -119,6 +123,12 @@ type TurnCompleted struct {
 	Usage        Usage        `json:"usage"`
 	Cost         float64      `json:"cost,omitempty"`
 	RoundTrips   int          `json:"round_trips"`
+	// Output is the turn's structured answer, checked against its
+	// OutputSpec, as compact JSON.
+	Output json.RawMessage `json:"output,omitempty"`
+	// OutputFailure says why a turn that had to end with a structured
+	// answer failed without one.
+	OutputFailure *OutputFailure `json:"output_failure,omitempty"`
 }
 
 // TurnCancelled closes a turn that was cancelled.
