@@ -30,6 +30,8 @@ type submitCmd struct {
 	task   bool
 	// params override the agent's request parameters for the turn.
 	params RequestParams
+	// output is the structured answer the turn must end with, if any.
+	output *turnOutput
 }
 
 // cancelCmd cancels the running turn, if any, and the sub-agents the

@@ -12,6 +12,7 @@ package actors
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -31,6 +32,8 @@ type turnRun struct {
 	turnID string
 	// params override the agent's request parameters for this turn.
 	params RequestParams
+	// output is the structured answer the turn must end with, if any.
+	output *turnOutput
 	ctx    context.Context
 	cancel context.CancelFunc
 
@@ -79,12 +82,20 @@ func (a *sessionActor) newTurn(index int, turnID string) *turnRun {
 // model.
 func (a *sessionActor) startTurn(cmd *submitCmd) {
 	index := a.st.Turn
-	a.stage(messages.UserMessage{TurnID: cmd.turnID, Turn: index, Message: cmd.msg})
+	um := messages.UserMessage{TurnID: cmd.turnID, Turn: index, Message: cmd.msg}
+	if cmd.output != nil {
+		if err := a.prepareOutput(cmd.output); err != nil {
+			a.refuse(cmd, err)
+			return
+		}
+		um.Output = &cmd.output.spec
+	}
+	a.stage(um)
 	// The submission stays pending until its message is durable: if the
 	// append fails, the restarted actor takes it up again.
 	a.after(func() { a.dropPending(cmd) })
 	t := a.newTurn(index, cmd.turnID)
-	t.params = cmd.params
+	t.params, t.output = cmd.params, cmd.output
 	a.staleMemory()
 	a.attach(cmd.sub, index)
 	a.watchTask(cmd)
@@ -103,6 +114,12 @@ func (a *sessionActor) resume() {
 	o := a.st.Open
 	t := a.newTurn(o.Turn, o.TurnID)
 	t.roundTrips, t.usage, t.cost = o.RoundTrips, o.Usage, o.Cost
+	out, err := resumeOutput(o.Output)
+	if err != nil {
+		a.failTurn(err)
+		return
+	}
+	t.output = out
 	a.log.Info().Int("turn", o.Turn).Int("pending", len(o.Pending)).Msg("resuming open turn")
 	hist := a.st.History
 	var last messages.Message
@@ -112,6 +129,8 @@ func (a *sessionActor) resume() {
 	switch {
 	case len(o.Pending) > 0:
 		a.resumeTools(o)
+	case last.Role == messages.RoleAssistant && len(last.ToolCalls) == 0 && t.output != nil:
+		a.takeOutput(last, messages.FinishStop)
 	case last.Role == messages.RoleAssistant && len(last.ToolCalls) == 0:
 		t.text = last.Text()
 		t.finish = messages.FinishStop
@@ -171,6 +190,9 @@ func (a *sessionActor) requestModel() {
 	msgs := a.st.Messages(memory.ViewOptions{})
 	req := &messages.Request{Model: model, Messages: msgs, Tools: a.rt.tools.definitions(ag)}
 	ag.Params.merge(t.params).apply(req)
+	if t.output != nil {
+		t.output.ask(req)
+	}
 	mc := &modelCall{
 		rt: a.rt, gen: a.c.gen, ctx: t.ctx, provider: prov, chat: !ag.streams(a.rt.cfg.Stream), req: req, log: a.log,
 		hc: HookContext{Session: a.id, Turn: t.index, Agent: ag.Name},
@@ -226,6 +248,9 @@ func (a *sessionActor) onModelDone(m *modelDone) {
 	a.publish(messages.UsageReported{EventMeta: a.meta(), Model: model, Usage: resp.Usage, Cost: cost, SessionUsage: a.st.Usage, SessionCost: a.st.Cost})
 	if reason := a.chargeBudget(resp.Usage, cost, 1); reason != "" {
 		a.endTurn(messages.OutcomeLimit, reason)
+		return
+	}
+	if t.output != nil && a.takeOutput(msg, resp.FinishReason) {
 		return
 	}
 	if resp.FinishReason == messages.FinishToolCalls && len(msg.ToolCalls) > 0 {
@@ -454,15 +479,20 @@ func (a *sessionActor) endTurn(outcome messages.TurnOutcome, reason string) {
 	}
 	a.dropWaitingSpawns(t.index)
 	a.expireApprovals(fmt.Sprintf("the turn ended (%s) before an answer", cmp.Or(reason, string(outcome))))
+	var output json.RawMessage
+	var outputFailure *messages.OutputFailure
+	if t.output != nil {
+		output, outputFailure = t.output.value, t.output.failure
+	}
 	if outcome == messages.OutcomeCancelled {
 		a.stage(messages.TurnCancelled{Turn: t.index, TurnID: t.turnID, Reason: reason})
 	} else {
 		a.stage(messages.TurnCompleted{Turn: t.index, TurnID: t.turnID, Outcome: outcome, FinishReason: t.finish,
-			Reason: reason, Usage: t.usage, Cost: t.cost, RoundTrips: t.roundTrips})
+			Reason: reason, Usage: t.usage, Cost: t.cost, RoundTrips: t.roundTrips, Output: output, OutputFailure: outputFailure})
 	}
 	a.hook(context.WithoutCancel(t.ctx), &HookContext{Event: OnTurnEnd, Outcome: outcome})
 	ended := messages.TurnEnded{EventMeta: a.meta(), TurnID: t.turnID, Outcome: outcome, FinishReason: t.finish, Text: t.text,
-		Reason: reason, Usage: t.usage, Cost: t.cost, RoundTrips: t.roundTrips}
+		Reason: reason, Usage: t.usage, Cost: t.cost, RoundTrips: t.roundTrips, Output: output, OutputFailure: outputFailure}
 	a.publish(ended)
 	a.log.Debug().Int("turn", t.index).Str("outcome", string(outcome)).Int("round_trips", t.roundTrips).Msg("turn ended")
 	a.turn = nil
