@@ -491,3 +491,25 @@ func TestSubmitAs_NoOutputOnALimit(t *testing.T) {
 		t.Errorf("SubmitAs = %+v, %v; want ErrNoOutput and a limit outcome", res, err)
 	}
 }
+
+// TestWithOutputSchema_NotStrictWhenItCannotBe: a schema strict mode
+// cannot express (free-form keys) is sent as it is, not strict, and still
+// checked.
+func TestWithOutputSchema_NotStrictWhenItCannotBe(t *testing.T) {
+	g := newGoldenRun(t, nil, textScript(`{"labels":{"a":"x"}}`), nil, nil)
+	sess, err := g.rt.Open(t.Context(), "s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	schema := json.RawMessage(`{"type":"object","properties":{"labels":{"type":"object","additionalProperties":{"type":"string"}}},"required":["labels"]}`)
+	res, err := sess.Submit(t.Context(), messages.UserText("label it"), actors.WithOutputSchema("labels", schema))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(res.Output) != `{"labels":{"a":"x"}}` {
+		t.Errorf("Output = %s", res.Output)
+	}
+	if rf := g.prov.requests()[0].ResponseFormat; rf == nil || rf.Strict || !strings.Contains(string(rf.Schema), `"additionalProperties":{"type":"string"}`) {
+		t.Errorf("response_format %+v, want the schema as it is, not strict", rf)
+	}
+}
