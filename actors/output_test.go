@@ -513,3 +513,42 @@ func TestWithOutputSchema_NotStrictWhenItCannotBe(t *testing.T) {
 		t.Errorf("response_format %+v, want the schema as it is, not strict", rf)
 	}
 }
+
+// TestSubmitAs_ResumeDoesNotResetCorrections: a turn that had already sent
+// its one correction when the process died, and whose second answer is
+// still wrong, fails on resumption without asking the model again.
+func TestSubmitAs_ResumeDoesNotResetCorrections(t *testing.T) {
+	ctx := t.Context()
+	j := goldenJournal(t)
+	schema, err := toolsys.ReflectSchema[contact]()
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec := &messages.OutputSpec{Name: "contact", Schema: schema, Mode: messages.OutputJSONSchema, Retries: 1}
+	bad := messages.AssistantMessage{Turn: 0, Message: messages.AssistantText(`{"name":"Ada Lovelace"}`), FinishReason: messages.FinishStop}
+	act, tail, err := j.Activate(ctx, "s", "crashed")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := j.Append(ctx, "s", act, tail,
+		messages.UserMessage{Turn: 0, TurnID: "t-1", Message: messages.UserText("extract"), Output: spec},
+		bad,
+		messages.UserMessage{Turn: 0, TurnID: "t-1", Message: messages.UserText("Your answer does not match the required JSON schema: ...")},
+		bad,
+	); err != nil {
+		t.Fatal(err)
+	}
+	g := newGoldenRun(t, j, textScript(adaJSON), nil, nil)
+	sess, err := g.rt.Open(ctx, "s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _, err = actors.SubmitAs[contact](ctx, sess, messages.UserText("extract"), actors.WithTurnID("t-1"))
+	var oe *actors.OutputError
+	if !errors.As(err, &oe) || oe.Raw != `{"name":"Ada Lovelace"}` {
+		t.Fatalf("SubmitAs error = %v, want the *OutputError of the second answer", err)
+	}
+	if n := len(g.prov.requests()); n != 0 {
+		t.Errorf("%d model requests after the resumption, want none: the correction was spent", n)
+	}
+}
