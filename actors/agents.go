@@ -9,6 +9,7 @@ import (
 	"slices"
 	"text/template"
 
+	"github.com/agcore/agcore/messages"
 	"github.com/agcore/agcore/providers"
 )
 
@@ -51,6 +52,10 @@ type AgentProfile struct {
 	// (temperature, max tokens, tool choice, response format, ...). The
 	// zero value sends none. WithParams overrides them for one turn.
 	Params RequestParams
+	// Output says how this agent's turns are asked for a structured
+	// answer (see Config.StructuredOutput). Zero means the runtime's
+	// setting for the agent's model.
+	Output messages.OutputMode
 }
 
 // agent is a compiled AgentProfile.
@@ -92,6 +97,9 @@ func compileAgents(profiles []AgentProfile, base Limits, prompts *template.Templ
 		}
 		if p.Stream < StreamDefault || p.Stream > StreamOff {
 			return nil, nil, configErr(fmt.Sprintf("Agents[%d].Stream", i), "unknown stream mode %v", p.Stream)
+		}
+		if err := validOutputMode(p.Output); err != nil {
+			return nil, nil, configErr(fmt.Sprintf("Agents[%d].Output", i), "%v", err)
 		}
 		if err := p.Params.Validate(); err != nil {
 			return nil, nil, fmt.Errorf("%w: Agents[%d].Params: %w", ErrConfig, i, err)

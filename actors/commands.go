@@ -35,6 +35,8 @@ type submitCmd struct {
 	// parent is the span of the tool call that spawned a sub-agent's task,
 	// the parent of its turn's span.
 	parent trace.SpanContext
+	// output is the structured answer the turn must end with, if any.
+	output *turnOutput
 }
 
 // cancelCmd cancels the running turn, if any, and the sub-agents the

@@ -218,6 +218,14 @@ type Config struct {
 	// A provider that cannot stream at all is better wrapped with
 	// providers.ChatOnly, which holds whatever the agent says.
 	Stream StreamMode
+	// StructuredOutput says, per model reference ("provider/model") or per
+	// provider name ("local"), how a turn's structured answer (SubmitAs,
+	// WithOutputSchema) is asked for: messages.OutputJSONSchema sends
+	// response_format json_schema, messages.OutputAnswerTool offers an
+	// answer tool, for models that cannot do JSON-schema output. The model
+	// reference wins over the provider name. Nil, or no entry, means
+	// OutputJSONSchema. AgentProfile.Output overrides it.
+	StructuredOutput map[string]messages.OutputMode
 	// Retry is the retry policy of model calls, and the runtime is their
 	// only retry layer: a provider that retries on its own (a
 	// providers.Retrier, such as openai.Provider or what

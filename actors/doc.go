@@ -116,6 +116,20 @@
 // on. Breaking out of the loop or cancelling its context stops the stream,
 // not the turn.
 //
+// # Typed output
+//
+// SubmitAs[T] runs a turn that must end with a T, a struct whose JSON
+// Schema is reflected once per runtime as a typed tool's parameters are,
+// and returns it decoded; StreamAs[T] is its streaming twin, and
+// WithOutputSchema takes a schema document instead. The answer is asked
+// for as response_format json_schema, or, for models configured with
+// Config.StructuredOutput or AgentProfile.Output as answer_tool, through
+// an answer tool the model ends its turn with. An answer that does not
+// match is sent back with the problem (WithOutputRetries), then the turn
+// fails with an *OutputError carrying the raw answer. The checked answer
+// is journaled with the turn's end, so a resumed or resubmitted turn
+// returns the same value.
+//
 // # Tools and MCP
 //
 // Config.Tools holds the tools agents may call, usually a

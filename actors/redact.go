@@ -25,6 +25,12 @@ func redactEvent(r *redact.Redactor, ev messages.Event) messages.Event {
 		return e
 	case messages.TurnEnded:
 		e.Text, e.Reason = r.Content(e.Text), r.String(e.Reason)
+		if e.Output != nil {
+			e.Output = r.ContentJSON(e.Output)
+		}
+		if f := e.OutputFailure; f != nil {
+			e.OutputFailure = &messages.OutputFailure{Raw: r.Content(f.Raw), Problem: r.Content(f.Problem)}
+		}
 		return e
 	case messages.ErrorEvent:
 		e.Message = r.String(e.Message)

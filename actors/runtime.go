@@ -75,6 +75,9 @@ type Runtime struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 
+	// outputTypes holds the decoders of SubmitAs's output types, by type.
+	outputTypes sync.Map
+
 	// instances numbers session actor instances (see idleTick).
 	instances atomic.Uint64
 	// gens numbers the work sessions start (see sessionCarry.gen).
@@ -148,6 +151,11 @@ func New(cfg Config) (*Runtime, error) {
 	}
 	if cfg.Stream < StreamDefault || cfg.Stream > StreamOff {
 		return nil, configErr("Stream", "unknown stream mode %v", cfg.Stream)
+	}
+	for ref, m := range cfg.StructuredOutput {
+		if err := validOutputMode(m); err != nil {
+			return nil, configErr(fmt.Sprintf("StructuredOutput[%q]", ref), "%v", err)
+		}
 	}
 	if rt.agents, rt.agentOrder, err = compileAgents(cfg.Agents, rt.limits, prompts); err != nil {
 		return nil, err

@@ -4,6 +4,7 @@ package actors
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"iter"
@@ -32,6 +33,10 @@ type submitOptions struct {
 	turnID    string
 	params    RequestParams
 	hasParams bool
+	// output is the structured answer the turn must end with.
+	output        *outputOptions
+	outputMode    messages.OutputMode
+	outputRetries *int
 }
 
 // WithTurnID sets the client's id of the submission. A submission whose id
@@ -77,6 +82,12 @@ type TurnResult struct {
 	// ToolCalls are the turn's tool calls in the order they finished, as
 	// far as the stream delivered them.
 	ToolCalls []ToolCallResult `json:"tool_calls,omitempty"`
+	// Output is the turn's structured answer as compact JSON, checked
+	// against the schema the submission gave (WithOutputSchema, SubmitAs).
+	Output json.RawMessage `json:"output,omitempty"`
+	// OutputFailure says why a turn that had to end with a structured
+	// answer failed without one.
+	OutputFailure *messages.OutputFailure `json:"output_failure,omitempty"`
 }
 
 // Stream submits input (a user message) and yields the events of its turn
@@ -118,6 +129,11 @@ func (s *Session) events(ctx context.Context, input messages.Message, outcome bo
 				return
 			}
 		}
+		output, err := o.resolveOutput()
+		if err != nil {
+			yield(nil, fmt.Errorf("actors: %w", err))
+			return
+		}
 		if input.Role == "" {
 			input.Role = messages.RoleUser
 		}
@@ -127,7 +143,7 @@ func (s *Session) events(ctx context.Context, input messages.Message, outcome bo
 		}
 		sub := newSubscriber(turnID, s.rt.cfg.EventBuffer)
 		sub.outcome = outcome
-		ref, err := s.rt.post(s.id, &submitCmd{turnID: turnID, msg: input, sub: sub, params: o.params})
+		ref, err := s.rt.post(s.id, &submitCmd{turnID: turnID, msg: input, sub: sub, params: o.params, output: output})
 		if err != nil {
 			yield(nil, err)
 			return
@@ -149,29 +165,45 @@ func (s *Session) events(ctx context.Context, input messages.Message, outcome bo
 // of the replies the model streams, nor publish the events Submit would
 // ignore.
 func (s *Session) Submit(ctx context.Context, input messages.Message, opts ...SubmitOption) (*TurnResult, error) {
-	res := &TurnResult{Session: s.id}
+	c := turnCollector{res: &TurnResult{Session: s.id}}
 	for ev, err := range s.events(ctx, input, true, opts) {
 		if err != nil {
 			return nil, err
 		}
-		switch e := ev.(type) {
-		case messages.ToolFinished:
-			res.ToolCalls = append(res.ToolCalls, ToolCallResult{CallID: e.CallID, Name: e.Name, IsError: e.IsError, Content: e.Content, Duration: e.Duration})
-		case messages.SubAgentEnded:
-			res.SubtreeUsage = res.SubtreeUsage.Add(e.Usage)
-			res.SubtreeCost += e.Cost
-		case messages.TurnEnded:
-			res.Turn, res.TurnID = e.Turn, e.TurnID
-			res.Outcome, res.FinishReason, res.Text, res.Reason = e.Outcome, e.FinishReason, e.Text, e.Reason
-			res.Usage, res.Cost, res.RoundTrips = e.Usage, e.Cost, e.RoundTrips
-			res.SubtreeUsage, res.SubtreeCost = res.SubtreeUsage.Add(e.Usage), res.SubtreeCost+e.Cost
-			if e.Outcome == messages.OutcomeFailed || e.Outcome == messages.OutcomeCancelled {
-				return res, &TurnError{Session: s.id, Turn: e.Turn, Outcome: e.Outcome, Reason: e.Reason}
-			}
-			return res, nil
+		if end, err := c.add(ev); end {
+			return c.res, err
 		}
 	}
 	return nil, ErrSlowSubscriber
+}
+
+// turnCollector builds a TurnResult from a turn's events.
+type turnCollector struct{ res *TurnResult }
+
+// add takes one event into the result. At TurnEnded it reports the end,
+// with a *TurnError for a failed or cancelled turn.
+func (c *turnCollector) add(ev messages.Event) (end bool, err error) {
+	res := c.res
+	switch e := ev.(type) {
+	case messages.TurnStarted:
+		res.Turn, res.TurnID = e.Turn, e.TurnID
+	case messages.ToolFinished:
+		res.ToolCalls = append(res.ToolCalls, ToolCallResult{CallID: e.CallID, Name: e.Name, IsError: e.IsError, Content: e.Content, Duration: e.Duration})
+	case messages.SubAgentEnded:
+		res.SubtreeUsage = res.SubtreeUsage.Add(e.Usage)
+		res.SubtreeCost += e.Cost
+	case messages.TurnEnded:
+		res.Turn, res.TurnID = e.Turn, e.TurnID
+		res.Outcome, res.FinishReason, res.Text, res.Reason = e.Outcome, e.FinishReason, e.Text, e.Reason
+		res.Usage, res.Cost, res.RoundTrips = e.Usage, e.Cost, e.RoundTrips
+		res.SubtreeUsage, res.SubtreeCost = res.SubtreeUsage.Add(e.Usage), res.SubtreeCost+e.Cost
+		res.Output, res.OutputFailure = e.Output, e.OutputFailure
+		if e.Outcome == messages.OutcomeFailed || e.Outcome == messages.OutcomeCancelled {
+			return true, &TurnError{Session: res.Session, Turn: e.Turn, Outcome: e.Outcome, Reason: e.Reason}
+		}
+		return true, nil
+	}
+	return false, nil
 }
 
 // Watch yields every event the session publishes, of every turn and

@@ -752,6 +752,10 @@ func findTurnEnd(ctx context.Context, j memory.Journal, session, turnID string, 
 			if ev.Turn == turn {
 				ended.Outcome, ended.Reason, ended.Usage, ended.Cost, ended.RoundTrips = ev.Outcome, ev.Reason, ev.Usage, ev.Cost, ev.RoundTrips
 				ended.FinishReason = ev.FinishReason
+				ended.Output, ended.OutputFailure = ev.Output, ev.OutputFailure
+				if ev.OutputFailure != nil {
+					ended.Text = ev.OutputFailure.Raw
+				}
 				found = true
 			}
 		case messages.TurnCancelled:

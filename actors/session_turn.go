@@ -12,6 +12,7 @@ package actors
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"sync/atomic"
@@ -34,6 +35,8 @@ type turnRun struct {
 	turnID string
 	// params override the agent's request parameters for this turn.
 	params RequestParams
+	// output is the structured answer the turn must end with, if any.
+	output *turnOutput
 	ctx    context.Context
 	cancel context.CancelFunc
 	span   trace.Span // the turn's span (a no-op one when not traced)
@@ -94,14 +97,22 @@ func (a *sessionActor) newTurn(index int, turnID string) *turnRun {
 // model.
 func (a *sessionActor) startTurn(cmd *submitCmd) {
 	index := a.st.Turn
+	um := messages.UserMessage{TurnID: cmd.turnID, Turn: index, Message: cmd.msg}
+	if cmd.output != nil {
+		if err := a.prepareOutput(cmd.output); err != nil {
+			a.refuse(cmd, err)
+			return
+		}
+		um.Output = &cmd.output.spec
+	}
 	t := a.newTurn(index, cmd.turnID)
 	a.traceTurn(t, cmd.parent, trace.SpanContext{})
-	traceID, spanID := telemetry.Ref(t.span)
-	a.stage(messages.UserMessage{TurnID: cmd.turnID, Turn: index, Message: cmd.msg, TraceID: traceID, SpanID: spanID})
+	um.TraceID, um.SpanID = telemetry.Ref(t.span)
+	a.stage(um)
 	// The submission stays pending until its message is durable: if the
 	// append fails, the restarted actor takes it up again.
 	a.after(func() { a.dropPending(cmd) })
-	t.params = cmd.params
+	t.params, t.output = cmd.params, cmd.output
 	a.staleMemory()
 	a.attach(cmd.sub, index)
 	a.watchTask(cmd)
@@ -121,6 +132,12 @@ func (a *sessionActor) resume() {
 	t := a.newTurn(o.Turn, o.TurnID)
 	t.roundTrips, t.usage, t.cost = o.RoundTrips, o.Usage, o.Cost
 	a.traceTurn(t, trace.SpanContext{}, telemetry.RefContext(o.TraceID, o.SpanID))
+	out, err := resumeOutput(o.Output)
+	if err != nil {
+		a.failTurn(err)
+		return
+	}
+	t.output = out
 	a.log.Info().Int("turn", o.Turn).Int("pending", len(o.Pending)).Msg("resuming open turn")
 	hist := a.st.History
 	var last messages.Message
@@ -130,6 +147,8 @@ func (a *sessionActor) resume() {
 	switch {
 	case len(o.Pending) > 0:
 		a.resumeTools(o)
+	case last.Role == messages.RoleAssistant && len(last.ToolCalls) == 0 && t.output != nil:
+		a.takeOutput(last, messages.FinishStop)
 	case last.Role == messages.RoleAssistant && len(last.ToolCalls) == 0:
 		t.text = last.Text()
 		t.finish = messages.FinishStop
@@ -189,6 +208,9 @@ func (a *sessionActor) requestModel() {
 	msgs := a.st.Messages(memory.ViewOptions{})
 	req := &messages.Request{Model: model, Messages: msgs, Tools: a.rt.tools.definitions(ag)}
 	ag.Params.merge(t.params).apply(req)
+	if t.output != nil {
+		t.output.ask(req)
+	}
 	mc := &modelCall{
 		rt: a.rt, gen: a.c.gen, ctx: t.ctx, provider: prov, chat: !ag.streams(a.rt.cfg.Stream), req: req, log: a.log, deltas: t.deltas,
 		system: a.providerNameFor(ag),
@@ -245,6 +267,9 @@ func (a *sessionActor) onModelDone(m *modelDone) {
 	a.publish(messages.UsageReported{EventMeta: a.meta(), Model: model, Usage: resp.Usage, Cost: cost, SessionUsage: a.st.Usage, SessionCost: a.st.Cost})
 	if reason := a.chargeBudget(resp.Usage, cost, 1); reason != "" {
 		a.endTurn(messages.OutcomeLimit, reason)
+		return
+	}
+	if t.output != nil && a.takeOutput(msg, resp.FinishReason) {
 		return
 	}
 	if resp.FinishReason == messages.FinishToolCalls && len(msg.ToolCalls) > 0 {
@@ -483,16 +508,21 @@ func (a *sessionActor) endTurn(outcome messages.TurnOutcome, reason string) {
 	}
 	a.dropWaitingSpawns(t.index)
 	a.expireApprovals(fmt.Sprintf("the turn ended (%s) before an answer", cmp.Or(reason, string(outcome))))
+	var output json.RawMessage
+	var outputFailure *messages.OutputFailure
+	if t.output != nil {
+		output, outputFailure = t.output.value, t.output.failure
+	}
 	if outcome == messages.OutcomeCancelled {
 		a.stage(messages.TurnCancelled{Turn: t.index, TurnID: t.turnID, Reason: reason})
 	} else {
 		a.stage(messages.TurnCompleted{Turn: t.index, TurnID: t.turnID, Outcome: outcome, FinishReason: t.finish,
-			Reason: reason, Usage: t.usage, Cost: t.cost, RoundTrips: t.roundTrips})
+			Reason: reason, Usage: t.usage, Cost: t.cost, RoundTrips: t.roundTrips, Output: output, OutputFailure: outputFailure})
 	}
 	a.endTurnSpan(t, outcome, reason)
 	a.hook(context.WithoutCancel(t.ctx), &HookContext{Event: OnTurnEnd, Outcome: outcome})
 	ended := messages.TurnEnded{EventMeta: a.meta(), TurnID: t.turnID, Outcome: outcome, FinishReason: t.finish, Text: t.text,
-		Reason: reason, Usage: t.usage, Cost: t.cost, RoundTrips: t.roundTrips}
+		Reason: reason, Usage: t.usage, Cost: t.cost, RoundTrips: t.roundTrips, Output: output, OutputFailure: outputFailure}
 	a.publish(ended)
 	a.log.Debug().Int("turn", t.index).Str("outcome", string(outcome)).Int("round_trips", t.roundTrips).Msg("turn ended")
 	a.turn = nil

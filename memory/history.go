@@ -98,6 +98,13 @@ type OpenTurn struct {
 	// Usage and Cost are the turn's model calls.
 	Usage messages.Usage `json:"usage"`
 	Cost  float64        `json:"cost,omitempty"`
+	// Output is the structured answer the turn must end with (from its
+	// UserMessage), nil for a plain turn.
+	Output *messages.OutputSpec `json:"output,omitempty"`
+	// Corrections counts the answers of the turn that were sent back to
+	// the model because they did not match Output: a later UserMessage of
+	// the turn, or an error result of its answer tool.
+	Corrections int `json:"corrections,omitempty"`
 }
 
 // WasStarted reports whether the call was journaled as started.
@@ -190,7 +197,9 @@ func (s *State) Apply(env messages.Envelope, ev messages.JournalEvent) error {
 		s.Activation = e.Activation
 	case messages.UserMessage:
 		if s.Open == nil || s.Open.Turn != e.Turn {
-			s.Open = &OpenTurn{Turn: e.Turn, TurnID: e.TurnID, TraceID: e.TraceID, SpanID: e.SpanID}
+			s.Open = &OpenTurn{Turn: e.Turn, TurnID: e.TurnID, TraceID: e.TraceID, SpanID: e.SpanID, Output: e.Output}
+		} else if s.Open.Output != nil {
+			s.Open.Corrections++
 		}
 		s.Open.Pending = nil
 		s.noteTurn(e.Turn, e.TurnID, env.Seq)
@@ -218,6 +227,9 @@ func (s *State) Apply(env messages.Envelope, ev messages.JournalEvent) error {
 			o.Results = map[string]messages.ToolResult{}
 		}
 		o.Results[e.CallID] = e
+		if e.IsError && e.Name == messages.AnswerTool && o.Output != nil && o.Output.Mode == messages.OutputAnswerTool {
+			o.Corrections++
+		}
 		s.answer(o, e)
 	case messages.TurnCompleted:
 		s.noteTurn(e.Turn, e.TurnID, env.Seq)

@@ -5,7 +5,7 @@ package messages
 // turn, the activation) without reflection: NewEnvelope encodes one per
 // step of every turn. The bytes are those of json.Marshal; an event this
 // file does not write (or content it leaves aside, such as multi-part
-// messages and tool metadata) goes to encoding/json.
+// messages, tool metadata and structured answers) goes to encoding/json.
 
 import (
 	"math"
@@ -21,6 +21,9 @@ func appendEventJSON(dst []byte, ev JournalEvent) ([]byte, bool) {
 	var ok bool
 	switch e := ev.(type) {
 	case UserMessage:
+		if e.Output != nil {
+			return dst, false // a turn with a structured answer: rare
+		}
 		dst, ok = appendUserMessage(dst, e)
 	case AssistantMessage:
 		dst, ok = appendAssistantMessage(dst, e)
@@ -29,6 +32,9 @@ func appendEventJSON(dst []byte, ev JournalEvent) ([]byte, bool) {
 	case ToolResult:
 		dst, ok = appendToolResult(dst, e)
 	case TurnCompleted:
+		if e.Output != nil || e.OutputFailure != nil {
+			return dst, false
+		}
 		dst, ok = appendTurnCompleted(dst, e)
 	case Activated:
 		dst, ok = appendActivated(dst, e), true

@@ -73,15 +73,16 @@ func TestEventJSON_MatchesMarshal(t *testing.T) {
 // TestEventJSON_KnowsEveryMember fails when a member is added to an event
 // appendEventJSON writes: the encoder would leave the new member out of
 // the journal. Teach appendEventJSON the member (or to hand such events
-// to json.Marshal), then list it here.
+// to json.Marshal, as it does those with a structured answer, checked in
+// TestEventJSON_LeavesTheRest), then list it here.
 func TestEventJSON_KnowsEveryMember(t *testing.T) {
 	written := map[reflect.Type][]string{
 		reflect.TypeFor[Activated]():        {"activation", "node"},
-		reflect.TypeFor[UserMessage]():      {"turn_id", "turn", "message", "trace_id", "span_id"},
+		reflect.TypeFor[UserMessage]():      {"turn_id", "turn", "message", "trace_id", "span_id", "output"},
 		reflect.TypeFor[AssistantMessage](): {"turn", "message", "finish_reason", "model", "usage", "cost"},
 		reflect.TypeFor[ToolCallStarted]():  {"turn", "call_id", "name", "arguments"},
 		reflect.TypeFor[ToolResult]():       {"turn", "call_id", "name", "content", "is_error", "metadata", "duration_ns"},
-		reflect.TypeFor[TurnCompleted]():    {"turn", "turn_id", "outcome", "finish_reason", "reason", "usage", "cost", "round_trips"},
+		reflect.TypeFor[TurnCompleted]():    {"turn", "turn_id", "outcome", "finish_reason", "reason", "usage", "cost", "round_trips", "output", "output_failure"},
 		reflect.TypeFor[Message]():          {"role", "content", "name", "tool_calls", "tool_call_id", "refusal"},
 		reflect.TypeFor[ToolCall]():         {"id", "name", "arguments"},
 		reflect.TypeFor[Usage]():            {"prompt_tokens", "completion_tokens", "total_tokens", "cached_prompt_tokens", "reasoning_tokens"},
@@ -115,6 +116,9 @@ func TestEventJSON_LeavesTheRest(t *testing.T) {
 		ToolResult{Content: "x", Metadata: map[string]any{"k": 1}},
 		AssistantMessage{Message: Message{Role: RoleAssistant}, Cost: math.NaN()},
 		TurnCompleted{Outcome: OutcomeCompleted, Cost: math.Inf(1)},
+		UserMessage{Message: UserText("extract"), Output: &OutputSpec{Name: "record", Schema: json.RawMessage(`{"type":"object"}`)}},
+		TurnCompleted{Outcome: OutcomeCompleted, Output: json.RawMessage(`{"a":1}`)},
+		TurnCompleted{Outcome: OutcomeFailed, OutputFailure: &OutputFailure{}},
 	} {
 		checkEventJSON(t, ev, false)
 	}

@@ -106,6 +106,11 @@ type TurnEnded struct {
 	Usage      Usage   `json:"usage"`
 	Cost       float64 `json:"cost,omitempty"`
 	RoundTrips int     `json:"round_trips"`
+	// Output is the turn's structured answer (see OutputSpec).
+	Output json.RawMessage `json:"output,omitempty"`
+	// OutputFailure says why a turn that had to end with a structured
+	// answer failed without one.
+	OutputFailure *OutputFailure `json:"output_failure,omitempty"`
 }
 
 // ErrorEvent reports an error during a turn. A fatal error is followed by

@@ -83,6 +83,10 @@ type UserMessage struct {
 	// unchanged.
 	TraceID string `json:"trace_id,omitempty"`
 	SpanID  string `json:"span_id,omitempty"`
+	// Output is the structured answer the turn must end with; nil for a
+	// plain turn. A later UserMessage of the same turn (an answer sent
+	// back to the model with its problem) has none.
+	Output *OutputSpec `json:"output,omitempty"`
 }
 
 // AssistantMessage is a model reply.
@@ -125,6 +129,12 @@ type TurnCompleted struct {
 	Usage        Usage        `json:"usage"`
 	Cost         float64      `json:"cost,omitempty"`
 	RoundTrips   int          `json:"round_trips"`
+	// Output is the turn's structured answer, checked against its
+	// OutputSpec, as compact JSON.
+	Output json.RawMessage `json:"output,omitempty"`
+	// OutputFailure says why a turn that had to end with a structured
+	// answer failed without one.
+	OutputFailure *OutputFailure `json:"output_failure,omitempty"`
 }
 
 // TurnCancelled closes a turn that was cancelled.

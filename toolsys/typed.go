@@ -43,15 +43,11 @@ type TypedRuleSubjecter[P any] interface {
 // programmer error, such as a channel field or a recursive type), with a
 // message naming P.
 func Bridge[P any](t Typed[P]) Tool {
-	schema, err := ReflectSchema[P]()
+	d, err := NewDecoder[P]()
 	if err != nil {
 		panic(fmt.Sprintf("toolsys: Bridge for tool %q: %v", t.Name(), err))
 	}
-	v, err := CompileSchema(schema)
-	if err != nil {
-		panic(fmt.Sprintf("toolsys: Bridge for tool %q: compiling the schema of %s: %v", t.Name(), typeName[P](), err))
-	}
-	return &bridge[P]{t: t, schema: schema, validator: v, required: requiredOf(schema)}
+	return &bridge[P]{t: t, dec: d}
 }
 
 // ReflectSchema returns the normalised JSON Schema of the parameter struct P,
@@ -90,10 +86,8 @@ func typeName[P any]() string { return reflect.TypeFor[P]().String() }
 
 // bridge is the Tool Bridge returns.
 type bridge[P any] struct {
-	t         Typed[P]
-	schema    json.RawMessage
-	validator *Validator
-	required  []string
+	t   Typed[P]
+	dec *Decoder[P]
 }
 
 var (
@@ -103,7 +97,7 @@ var (
 
 func (b *bridge[P]) Name() string            { return b.t.Name() }
 func (b *bridge[P]) Description() string     { return b.t.Description() }
-func (b *bridge[P]) Schema() json.RawMessage { return b.schema }
+func (b *bridge[P]) Schema() json.RawMessage { return b.dec.Schema() }
 func (b *bridge[P]) Permission() Permission  { return b.t.Permission() }
 func (b *bridge[P]) SecretParams() []string  { return b.t.SecretParams() }
 
@@ -162,34 +156,8 @@ func (b *bridge[P]) Execute(ctx context.Context, args json.RawMessage, tc *Conte
 	return b.t.Execute(ctx, p, tc)
 }
 
-// parse turns raw arguments into P: empty optionals stripped, validated,
-// decoded with unknown fields rejected.
-func (b *bridge[P]) parse(args json.RawMessage) (P, error) {
-	var p P
-	doc, err := parseArguments(args)
-	if err != nil {
-		return p, err
-	}
-	if stripEmpty(doc, b.required) {
-		if args, err = marshalSorted(doc); err != nil {
-			return p, err
-		}
-	}
-	if err := b.validator.validateDoc(doc); err != nil {
-		return p, err
-	}
-	target := any(&p)
-	if rt := reflect.TypeFor[P](); rt.Kind() == reflect.Pointer {
-		// P is a pointer to the struct: decode into a fresh struct.
-		pv := reflect.New(rt.Elem())
-		reflect.ValueOf(&p).Elem().Set(pv)
-		target = p
-	}
-	if err := decodeParams(args, target); err != nil {
-		return p, err
-	}
-	return p, nil
-}
+// parse turns raw arguments into P (see Decoder.Decode).
+func (b *bridge[P]) parse(args json.RawMessage) (P, error) { return b.dec.Decode(args) }
 
 // compactArgs renders arguments as compact JSON ("{}" when empty), the
 // default subject of permission rules.

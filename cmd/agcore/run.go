@@ -1,11 +1,13 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/agcore/agcore/actors"
 	"github.com/agcore/agcore/messages"
 )
 
@@ -15,6 +17,7 @@ type runOptions struct {
 	perms          permissionFlags
 	session, agent string
 	jsonOut        bool
+	outputSchema   string
 }
 
 // newRunCmd returns `agcore run`.
@@ -60,6 +63,15 @@ would let it run.
 and permissions.deny, in the same syntax: "bash(go test **)",
 "write_file(docs/**)", "mcp__fs__*". Deny rules refuse in every mode.
 
+Structured output. --output-schema FILE names a JSON Schema (an object
+schema) the turn's final answer must match: it is asked of the model as
+response_format json_schema, or through an answer tool for the providers
+and agents configured with structured_output: answer_tool. An answer that
+does not match is sent back to the model once with the problem. Standard
+output then holds only the checked answer, as one line of JSON; the turn's
+progress goes to standard error. An answer that still does not match
+fails the turn, and standard error shows it as the model wrote it.
+
 Exit codes: 0 when the turn completed, 1 when it failed or hit a limit,
 2 for a usage or configuration error (a bad flag, an unknown model, a
 session id that is not valid), 130 when interrupted (Ctrl-C cancels the
@@ -68,6 +80,7 @@ turn, and the cancellation is journaled).`,
   agcore run --model mock/scripted "Summarise this project"
   agcore run --session 20250102-150405-1a2b3c "And the tests?"
   agcore run --json "List the files" | jq -c 'select(.type=="tool_finished")'
+  agcore run --output-schema invoice.schema.json "Extract the invoice in invoice.txt" | jq .total
   agcore run --allow 'bash(go test **)' "Run the tests and fix what fails"
   agcore run --permission-mode read-only --deny 'web_fetch' "Review main.go"
   OPENAI_BASE_URL=http://127.0.0.1:11434/v1 agcore run --model llama3.2 "Hello"`,
@@ -85,6 +98,7 @@ turn, and the cancellation is journaled).`,
 	f.StringVar(&o.session, "session", "", "session to continue (default: a new session)")
 	f.StringVar(&o.agent, "agent", "", "agent profile to use for this turn (default: the session's)")
 	f.BoolVar(&o.jsonOut, "json", false, "print the turn's events as JSON lines instead of text")
+	f.StringVar(&o.outputSchema, "output-schema", "", "JSON Schema file the turn's final answer must match; standard output then holds only the checked JSON")
 	return cmd
 }
 
@@ -101,6 +115,10 @@ func addModelFlags(cmd *cobra.Command, f *modelFlags) {
 
 func runTurn(cmd *cobra.Command, a *app, o runOptions, prompt string) error {
 	ctx := cmd.Context()
+	output, err := readOutputSchema(o.outputSchema)
+	if err != nil {
+		return err
+	}
 	cfg, err := a.loadConfig(o.perms.add(o.overrides()))
 	if err != nil {
 		return err
@@ -116,6 +134,10 @@ func runTurn(cmd *cobra.Command, a *app, o runOptions, prompt string) error {
 		}
 	}
 	out := cmd.OutOrStdout()
+	if output != nil && !o.jsonOut {
+		// Standard output holds the answer alone.
+		out = cmd.ErrOrStderr()
+	}
 	t := termFor(out, a.getenv)
 	if !o.jsonOut {
 		fmt.Fprintln(cmd.ErrOrStderr(), t.dim("session "+id))
@@ -129,9 +151,21 @@ func runTurn(cmd *cobra.Command, a *app, o runOptions, prompt string) error {
 		asker = newApprovalPrompt(ap, errw, termFor(errw, a.getenv), nil)
 	}
 	in := turnInput{lines: newLineReader(ctx, cmd.InOrStdin()), prompt: asker}
+	if output != nil {
+		in.submit = []actors.SubmitOption{output}
+	}
 	end, err := playTurn(ctx, sess, messages.UserText(prompt), r, in)
+	if errors.Is(err, actors.ErrConfig) {
+		err = &usageError{fmt.Errorf("--output-schema %s: %w", o.outputSchema, err)}
+	}
 	if err == nil {
 		err = turnErr(end)
+	}
+	if err == nil && output != nil && !o.jsonOut {
+		_, err = fmt.Fprintf(cmd.OutOrStdout(), "%s\n", end.Output)
+	}
+	if f := end.OutputFailure; f != nil && !o.jsonOut {
+		fmt.Fprintf(cmd.ErrOrStderr(), "agcore: the answer as the model wrote it:\n%s\n", f.Raw)
 	}
 	return withStop(err, stop)
 }

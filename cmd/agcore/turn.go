@@ -25,8 +25,8 @@ type streamEvent struct {
 // done when the stream ends. The stream is not tied to the command's
 // context: an interrupt cancels the turn (Session.Cancel) and the stream
 // then ends with the turn.
-func pump(sess *actors.Session, session int, input messages.Message, out chan<- streamEvent, done chan<- int) {
-	for ev, err := range sess.Stream(context.Background(), input) {
+func pump(sess *actors.Session, session int, input messages.Message, out chan<- streamEvent, done chan<- int, opts ...actors.SubmitOption) {
+	for ev, err := range sess.Stream(context.Background(), input, opts...) {
 		out <- streamEvent{session: session, ev: ev, err: err}
 		if err != nil {
 			break
@@ -49,6 +49,9 @@ type turnInput struct {
 	onLine func(string)
 	// prompt asks about the calls that need approval. Nil asks none.
 	prompt *approvalPrompt
+	// submit are the options of the turn's submission (its output
+	// schema). Nil submits the message alone.
+	submit []actors.SubmitOption
 }
 
 // playTurn runs one turn of sess and renders it. While it runs, the calls
@@ -59,7 +62,7 @@ type turnInput struct {
 func playTurn(ctx context.Context, sess *actors.Session, msg messages.Message, r *renderer, in turnInput) (messages.TurnEnded, error) {
 	events := make(chan streamEvent, 64)
 	done := make(chan int, 1)
-	go pump(sess, 0, msg, events, done)
+	go pump(sess, 0, msg, events, done, in.submit...)
 	ticker := time.NewTicker(tickInterval)
 	defer ticker.Stop()
 	var (

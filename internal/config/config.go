@@ -309,6 +309,12 @@ type Provider struct {
 	// text arrives as one delta per reply), for endpoints that cannot
 	// stream (or cannot stream tool calls), whatever an agent says.
 	Stream *bool `yaml:"stream"`
+	// StructuredOutput says how a turn's structured answer (run
+	// --output-schema, a turn's output_schema over HTTP) is asked of this
+	// provider's models: "json_schema" (response_format) or "answer_tool"
+	// (a tool the model ends its turn with, for models that cannot do
+	// JSON-schema output). Omitted means json_schema.
+	StructuredOutput string `yaml:"structured_output"`
 
 	// APIKey is an API key given on the command line (--api-key). It is
 	// never read from the file, and wins over APIKeyEnv.
@@ -359,6 +365,9 @@ type Agent struct {
 	// (temperature, max_tokens, tool_choice, response_format, ...).
 	// Omitted keys are not sent.
 	Params Params `yaml:"params"`
+	// StructuredOutput overrides the provider's structured_output for
+	// this agent's turns. Omitted keeps the provider's.
+	StructuredOutput string `yaml:"structured_output"`
 }
 
 // MCPServer is one MCP server. Exactly one of Command and URL is set.

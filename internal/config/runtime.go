@@ -199,7 +199,7 @@ func Build(ctx context.Context, c *Config, opts BuildOptions) (*Built, error) {
 		}
 		agents[i] = actors.AgentProfile{Name: a.Name, Description: a.Description, Prompt: a.Prompt, Vars: vars,
 			Model: a.Model, Tools: a.Tools, Limits: a.Limits.actors(), Retrieve: a.Retrieve, Stream: streamMode(a.Stream),
-			Params: params}
+			Params: params, Output: a.outputMode()}
 	}
 	prompts, _, err := c.prompts()
 	if err != nil {
@@ -224,6 +224,8 @@ func Build(ctx context.Context, c *Config, opts BuildOptions) (*Built, error) {
 		Redactor:     opts.Redactor,
 		Compaction:   c.Compaction.actors(),
 		SubAgents:    c.SubAgents.actors(),
+
+		StructuredOutput: c.structuredOutput(),
 	}
 	if c.Knowledge.Enabled && !opts.ToolsOnly {
 		if err := b.openKnowledge(c, opts); err != nil {

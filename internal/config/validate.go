@@ -164,6 +164,7 @@ func (c *Config) validateProviders(ps *problems) {
 			ps.add(key+".name", "duplicate provider %q", p.Name)
 		}
 		seen[p.Name] = true
+		validateStructuredOutput(ps, key+".structured_output", p.StructuredOutput)
 		switch p.Type {
 		case TypeOpenAI:
 			if p.BaseURL != "" {
@@ -256,6 +257,7 @@ func (c *Config) validateAgents(ps *problems) {
 		}
 		validateLimits(ps, key+".limits", a.Limits, false)
 		validateParams(ps, key+".params", a.Params)
+		validateStructuredOutput(ps, key+".structured_output", a.StructuredOutput)
 		if a.Retrieve && !c.Knowledge.Enabled {
 			ps.add(key+".retrieve", "no knowledge base is configured: set knowledge.enabled: true")
 		}

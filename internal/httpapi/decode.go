@@ -60,6 +60,9 @@ func decodeJSON(data []byte, v any) error {
 func strictDecode(data []byte, v any) error {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	if err := dec.Decode(v); err != nil {
+		if e, ok := errors.AsType[*Error](err); ok {
+			return e // from a nested object's own decoding
+		}
 		return jsonError(err)
 	}
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {

@@ -186,6 +186,8 @@ func mapSchema(t reflect.Type) *jsonschema.Schema {
 		return enum(messages.RoleSystem, messages.RoleDeveloper, messages.RoleUser, messages.RoleAssistant, messages.RoleTool)
 	case reflect.TypeFor[messages.PartType]():
 		return enum(messages.PartText, messages.PartImageURL, messages.PartInputAudio, messages.PartFile)
+	case reflect.TypeFor[messages.OutputMode]():
+		return enum(messages.OutputJSONSchema, messages.OutputAnswerTool)
 	case reflect.TypeFor[messages.ImageDetail]():
 		return enum(messages.ImageDetailAuto, messages.ImageDetailLow, messages.ImageDetailHigh)
 	}

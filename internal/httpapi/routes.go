@@ -190,15 +190,19 @@ func routeTable() []route {
 				"cancelled is still a 200 whose outcome says so: the status reflects the request, not " +
 				"the turn. Resubmitting a turn_id the session has seen does not run the turn again: the " +
 				"request follows the turn in progress, or reports how it ended. Leaving the request " +
-				"does not stop the turn; POST .../cancel does.",
+				"does not stop the turn; POST .../cancel does. With output, the turn must end with a " +
+				"JSON object matching output.schema: an answer that does not match is sent back to the " +
+				"model with the problem (output.retries times), and the result's output holds the " +
+				"checked answer; a turn whose answer still does not match fails, and its " +
+				"output_failure holds the raw answer and the problem.",
 			query: []queryParam{{"stream", "true or 1 streams the turn as Server-Sent Events, as Accept: text/event-stream does.",
 				map[string]any{"type": "string", "enum": []string{"true", "1"}}}},
-			body: &requestBody{value: TurnRequest{}, required: true, description: "The user message, and optionally the client's id of the submission."},
+			body: &requestBody{value: TurnRequest{}, required: true, description: "The user message, and optionally the client's id of the submission and the structured answer the turn must end with."},
 			replies: []reply{{status: http.StatusOK,
 				description: "The turn's result, or its events as Server-Sent Events.",
 				json:        actors.TurnResult{}, stream: turnStream}},
 			failures: []failure{
-				{http.StatusBadRequest, "The body is not valid (input missing or blank, turn_id longer than 128 bytes), or the session id is not valid.",
+				{http.StatusBadRequest, "The body is not valid (input missing or blank, turn_id longer than 128 bytes, an output schema that is not an object schema, an unknown output mode, output.retries out of range), or the session id is not valid.",
 					[]string{CodeBadRequest, CodeInvalidJSON, CodeUnknownField}},
 				{http.StatusNotFound, "The session does not exist, or a resubmitted turn_id names a turn that cannot be found any more.",
 					[]string{CodeSessionNotFound, CodeTurnNotFound}},

@@ -298,7 +298,7 @@ func runtimeError(err error) error {
 		code, status = CodeSessionStopped, http.StatusServiceUnavailable
 	case errors.Is(err, actors.ErrSlowSubscriber):
 		code, status = CodeSlowSubscriber, http.StatusServiceUnavailable
-	case errors.Is(err, memory.ErrInvalidSession):
+	case errors.Is(err, memory.ErrInvalidSession), errors.Is(err, actors.ErrConfig):
 		code, status = CodeBadRequest, http.StatusBadRequest
 	default:
 		return err

@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"iter"
 	"mime"
@@ -24,6 +25,54 @@ type TurnRequest struct {
 	// the request follows the turn in progress, or reports how it ended.
 	// Empty means a fresh id.
 	TurnID string `json:"turn_id"`
+	// Output, when set, makes the turn end with a JSON object matching a
+	// schema: the result's output holds it, checked.
+	Output *TurnOutput `json:"output"`
+}
+
+// TurnOutput asks a turn to end with a structured answer.
+type TurnOutput struct {
+	// Schema is the JSON Schema the answer must match; its root is an
+	// object schema. Required.
+	Schema json.RawMessage `json:"schema" jsonschema:"required"`
+	// Name names the schema to the model provider. Empty means "output".
+	Name string `json:"name"`
+	// Mode is how the answer is asked of the model: json_schema
+	// (response_format) or answer_tool (a tool the model ends its turn
+	// with). Empty means the server's setting for the agent's model.
+	Mode messages.OutputMode `json:"mode"`
+	// Retries is how many times an answer that does not match is sent
+	// back to the model with the problem before the turn fails, from 0 to
+	// 5. Omitted means 1.
+	Retries *int `json:"retries" jsonschema:"minimum=0,maximum=5"`
+}
+
+// maxOutputRetries bounds TurnOutput.Retries.
+const maxOutputRetries = 5
+
+// UnmarshalJSON decodes o as request bodies are: unknown fields are
+// refused, naming the known ones.
+func (o *TurnOutput) UnmarshalJSON(data []byte) error {
+	type plain TurnOutput
+	return decodeJSON(data, (*plain)(o))
+}
+
+// options returns the submission options that ask for o.
+func (o *TurnOutput) options() ([]actors.SubmitOption, error) {
+	switch {
+	case len(o.Schema) == 0 || string(o.Schema) == "null":
+		return nil, apiErr(http.StatusBadRequest, CodeBadRequest, `field "output.schema" is required`)
+	case o.Retries != nil && (*o.Retries < 0 || *o.Retries > maxOutputRetries):
+		return nil, apiErr(http.StatusBadRequest, CodeBadRequest, `field "output.retries" must be between 0 and %d, got %d`, maxOutputRetries, *o.Retries)
+	}
+	opts := []actors.SubmitOption{actors.WithOutputSchema(o.Name, o.Schema)}
+	if o.Mode != "" {
+		opts = append(opts, actors.WithOutputMode(o.Mode))
+	}
+	if o.Retries != nil {
+		opts = append(opts, actors.WithOutputRetries(*o.Retries))
+	}
+	return opts, nil
 }
 
 // CancelResponse is the body of POST /v1/sessions/{id}/cancel.
@@ -78,6 +127,14 @@ func (s *Server) handleTurn(w http.ResponseWriter, r *http.Request) {
 	var opts []actors.SubmitOption
 	if req.TurnID != "" {
 		opts = append(opts, actors.WithTurnID(req.TurnID))
+	}
+	if req.Output != nil {
+		out, err := req.Output.options()
+		if err != nil {
+			writeError(w, err)
+			return
+		}
+		opts = append(opts, out...)
 	}
 	input := messages.UserText(req.Input)
 
