@@ -353,7 +353,7 @@ func (a *sessionActor) startTool(call messages.ToolCall) {
 		}
 	}
 	a.stage(messages.ToolCallStarted{Turn: t.index, CallID: call.ID, Name: call.Name, Arguments: call.Arguments})
-	a.publish(messages.ToolStarted{EventMeta: a.meta(), CallID: call.ID, Name: call.Name, Arguments: call.Arguments})
+	a.publish(messages.ToolStarted{EventMeta: a.meta(), CallID: call.ID, Name: call.Name, Arguments: call.Arguments, Source: a.rt.tools.source(call.Name)})
 
 	if tool, ok := a.rt.tools.get(call.Name); !ok || tool.Permission() > toolsys.PermReadOnly {
 		t.wrote = true
@@ -487,7 +487,8 @@ func (a *sessionActor) finishTool(call messages.ToolCall, res toolsys.Result, el
 	a.stage(messages.ToolResult{Turn: t.index, CallID: call.ID, Name: call.Name, Content: res.Content,
 		IsError: res.IsError, Metadata: res.Metadata, Duration: elapsed})
 	t.done++
-	a.publish(messages.ToolFinished{EventMeta: a.meta(), CallID: call.ID, Name: call.Name, Duration: elapsed, IsError: res.IsError, Content: res.Content})
+	a.publish(messages.ToolFinished{EventMeta: a.meta(), CallID: call.ID, Name: call.Name, Duration: elapsed, IsError: res.IsError, Content: res.Content,
+		Source: a.rt.tools.source(call.Name)})
 }
 
 // endTurn stops the turn's work (its sub-agents are told to stop and

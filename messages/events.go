@@ -48,6 +48,9 @@ type ToolStarted struct {
 	CallID    string `json:"call_id"`
 	Name      string `json:"name"`
 	Arguments string `json:"arguments,omitempty"`
+	// Source says where the tool comes from: builtin, wasm, mcp, runtime
+	// or schedule (toolsys.Source).
+	Source string `json:"source,omitempty"`
 }
 
 // ToolFinished says a tool call has ended, successfully or not.
@@ -59,6 +62,8 @@ type ToolFinished struct {
 	IsError  bool          `json:"is_error,omitempty"`
 	// Content is the result text the model will read (capped).
 	Content string `json:"content,omitempty"`
+	// Source says where the tool comes from, as in ToolStarted.
+	Source string `json:"source,omitempty"`
 }
 
 // UsageReported carries the usage and cost of one model call, and the
