@@ -15,6 +15,7 @@ import (
 	"github.com/rs/zerolog"
 	"github.com/spf13/cobra"
 
+	"github.com/agcore/agcore/actors"
 	"github.com/agcore/agcore/internal/config"
 	"github.com/agcore/agcore/memory"
 	"github.com/agcore/agcore/messages"
@@ -160,6 +161,10 @@ func listTools(cmd *cobra.Command, a *app, jsonOut bool) error {
 			}
 			list = append(list, ti)
 		}
+		for _, t := range actors.OwnTools(built.Runtime) {
+			list = append(list, toolInfo{Name: t.Name(), Source: toolsys.SourceRuntime.String(), Permission: t.Permission().String(),
+				Category: "agents", Idempotent: t.Idempotent(), toolStats: stats[t.Name()]})
+		}
 		out := cmd.OutOrStdout()
 		if jsonOut {
 			enc := json.NewEncoder(out)
@@ -264,9 +269,16 @@ func confinementLabel(st sandbox.Status) string {
 func toolSchema(cmd *cobra.Command, a *app, name string, jsonOut bool) error {
 	return a.withTools(cmd.Context(), cmd.ErrOrStderr(), func(_ *config.Config, built *config.Built) error {
 		reg := built.Tools
+		names := reg.Names()
 		t, ok := reg.Get(name)
+		for _, own := range actors.OwnTools(built.Runtime) {
+			names = append(names, own.Name())
+			if !ok && own.Name() == name {
+				t, ok = own, true
+			}
+		}
 		if !ok {
-			return &usageError{fmt.Errorf("no tool named %q (known: %s)", name, strings.Join(slices.Sorted(slices.Values(reg.Names())), ", "))}
+			return &usageError{fmt.Errorf("no tool named %q (known: %s)", name, strings.Join(slices.Sorted(slices.Values(names)), ", "))}
 		}
 		out := cmd.OutOrStdout()
 		if jsonOut {

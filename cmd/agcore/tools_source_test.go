@@ -63,3 +63,27 @@ func TestToolsList_ShowsSource(t *testing.T) {
 		t.Errorf("source fields %v", got)
 	}
 }
+
+// TestToolsList_RuntimeTools lists the runtime's own tools that the
+// configuration turns on, with the source runtime, and prints their
+// schemas.
+func TestToolsList_RuntimeTools(t *testing.T) {
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "agcore.yaml")
+	if err := os.WriteFile(cfg, []byte("sub_agents:\n  enabled: true\n  handoff: true\nagents:\n  - name: lead\n  - name: worker\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := runCLI(t.Context(), t, nil, "--config", cfg, "--data-dir", filepath.Join(dir, "data"), "tools", "list")
+	if code != exitOK {
+		t.Fatalf("exit code %d: %s", code, stderr)
+	}
+	for _, name := range []string{"spawn_agent", "transfer_to_agent"} {
+		if fields := strings.Fields(lineOf(stdout, name+" ")); len(fields) < 2 || fields[1] != "runtime" {
+			t.Errorf("%s: %v, want source runtime\n%s", name, fields, stdout)
+		}
+	}
+	code, stdout, stderr = runCLI(t.Context(), t, nil, "--config", cfg, "--data-dir", filepath.Join(dir, "data"), "tools", "schema", "spawn_agent")
+	if code != exitOK || !strings.Contains(stdout, `"agent"`) || !strings.Contains(stdout, "worker") {
+		t.Errorf("tools schema spawn_agent: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+}
