@@ -208,19 +208,31 @@ func (m *SessionMemory) List(ctx context.Context, session string) ([]KV, error) 
 // returns "" when the session has no entries.
 func (m *SessionMemory) Snapshot(ctx context.Context, session string) (string, error) {
 	kvs, err := m.List(ctx, session)
-	if err != nil || len(kvs) == 0 {
+	if err != nil {
 		return "", err
+	}
+	return RenderSnapshot(kvs, m.opts.SnapshotValueBytes), nil
+}
+
+// RenderSnapshot renders kvs for a system prompt as SessionMemory.Snapshot
+// does: one "key: value" line per entry inside <session-context>, each value
+// capped at valueLimit bytes (cut at a UTF-8 boundary) with line breaks
+// written as \n, so that a value cannot end the block; "" for no entries.
+// Other homes of the session memory render their entries with it.
+func RenderSnapshot(kvs []KV, valueLimit int) string {
+	if len(kvs) == 0 {
+		return ""
 	}
 	var b strings.Builder
 	b.WriteString("<session-context>\n")
 	for _, kv := range kvs {
 		b.WriteString(kv.Key)
 		b.WriteString(": ")
-		b.WriteString(snapshotValue(kv.Value, m.opts.SnapshotValueBytes))
+		b.WriteString(snapshotValue(kv.Value, valueLimit))
 		b.WriteByte('\n')
 	}
 	b.WriteString("</session-context>")
-	return b.String(), nil
+	return b.String()
 }
 
 // snapshotValue escapes line breaks and caps v at limit bytes, cutting at a

@@ -235,31 +235,8 @@ func (m *SessionMemory) List(ctx context.Context, session string) ([]memory.KV, 
 // with line breaks written as \n; "" when the session has no entries.
 func (m *SessionMemory) Snapshot(ctx context.Context, session string) (string, error) {
 	kvs, err := m.List(ctx, session)
-	if err != nil || len(kvs) == 0 {
+	if err != nil {
 		return "", err
 	}
-	var b strings.Builder
-	b.WriteString("<session-context>\n")
-	for _, kv := range kvs {
-		b.WriteString(kv.Key)
-		b.WriteString(": ")
-		b.WriteString(snapshotValue(kv.Value, m.cfg.SnapshotValueBytes))
-		b.WriteByte('\n')
-	}
-	b.WriteString("</session-context>")
-	return b.String(), nil
-}
-
-// snapshotValue escapes line breaks and caps v at limit bytes, cutting at a
-// UTF-8 boundary.
-func snapshotValue(v string, limit int) string {
-	v = strings.NewReplacer("\\", `\\`, "\r", `\r`, "\n", `\n`).Replace(v)
-	if len(v) <= limit {
-		return v
-	}
-	cut := limit
-	for cut > 0 && !utf8.RuneStart(v[cut]) {
-		cut--
-	}
-	return v[:cut] + "…"
+	return memory.RenderSnapshot(kvs, m.cfg.SnapshotValueBytes), nil
 }
