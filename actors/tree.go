@@ -67,7 +67,7 @@ type SessionNode struct {
 	// State is SessionIdle, SessionRunning or SessionStopping.
 	State string `json:"state"`
 	// Turn and TurnID name the running turn (State is SessionRunning).
-	Turn   int    `json:"turn,omitempty"`
+	Turn   int    `json:"turn"`
 	TurnID string `json:"turn_id,omitempty"`
 	// Queued counts the submissions waiting for the running turn.
 	Queued int `json:"queued"`
