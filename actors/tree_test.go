@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"slices"
 	"testing"
 	"time"
 
@@ -154,5 +155,40 @@ func TestTree_RestartCount(t *testing.T) {
 	}
 	if len(tree.Sessions) != 1 || tree.Sessions[0].Restarts != 1 {
 		t.Fatalf("Sessions = %+v, want s1 with one restart", tree.Sessions)
+	}
+}
+
+// TestTree_NotActivity takes the tree between the arming of s1's idle
+// timer and its firing: the session still passivates (a console polling
+// the tree does not keep sessions active), and the tree taken after lists
+// it as passivated.
+func TestTree_NotActivity(t *testing.T) {
+	const idle = time.Hour
+	clock := newManualClock()
+	f := newFixture(t, textScript("hi"), nil, func(c *actors.Config) {
+		c.IdleTimeout = idle
+		c.Clock = clock
+	})
+	if _, err := f.sess.Submit(t.Context(), messages.UserText("hello")); err != nil {
+		t.Fatal(err)
+	}
+	armedFor(t, clock, idle)
+	clock.fire(idle) // finds the turn's activity, and is armed again
+	armedFor(t, clock, idle)
+	tree, err := f.rt.Tree(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tree.Sessions) != 1 || tree.Sessions[0].ID != "s1" || tree.Sessions[0].State != actors.SessionIdle {
+		t.Fatalf("Sessions = %+v, want s1 idle", tree.Sessions)
+	}
+	clock.fire(idle)
+	waitFor(t, func() bool { return !slices.Contains(f.rt.Sessions(), "s1") })
+	tree, err = f.rt.Tree(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tree.Sessions) != 0 || !slices.Equal(tree.Passivated, []string{"s1"}) {
+		t.Fatalf("tree after passivation = %+v, want s1 passivated", tree)
 	}
 }
