@@ -171,8 +171,8 @@ type schedTreeReq struct{ reply chan int }
 type compactTreeReq struct{ reply chan int }
 
 // Tree returns a snapshot of the supervision tree. The sessions answer
-// through their mailboxes, one after the other; a session that stops
-// before it answers is left out. It fails with ErrClosed after Shutdown,
+// through their mailboxes, each when it gets to the request; a session
+// that stops before it answers is left out. It fails with ErrClosed after Shutdown,
 // and with ctx's error when ctx ends first.
 func (rt *Runtime) Tree(ctx context.Context) (Tree, error) {
 	rt.mu.Lock()
@@ -187,14 +187,24 @@ func (rt *Runtime) Tree(ctx context.Context) (Tree, error) {
 	rt.mu.Unlock()
 
 	tree := Tree{At: rt.clock.Now(), Sessions: []SessionNode{}, Passivated: []string{}, Services: []ServiceNode{}}
+	// Every session is asked first, then every answer awaited, so that
+	// the sessions answer side by side.
+	asked := make([]chan treeReply, len(refs))
+	for i, ref := range refs {
+		asked[i] = make(chan treeReply, 1)
+		rt.postRef(ref, &treeCmd{reply: asked[i]})
+	}
 	replies := make(map[string]treeReply, len(refs))
-	for _, ref := range refs {
-		reply := make(chan treeReply, 1)
-		rt.postRef(ref, &treeCmd{reply: reply})
+	for i, ref := range refs {
 		select {
-		case r := <-reply:
+		case r := <-asked[i]:
 			replies[ref.id] = r
 		case <-ref.done:
+			select {
+			case r := <-asked[i]:
+				replies[ref.id] = r // it answered, then stopped
+			default:
+			}
 		case <-ctx.Done():
 			return Tree{}, ctx.Err()
 		}

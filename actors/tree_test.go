@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"slices"
 	"testing"
 	"time"
@@ -198,5 +199,26 @@ func TestTree_NotActivity(t *testing.T) {
 	}
 	if len(tree.Sessions) != 0 || !slices.Equal(tree.Passivated, []string{"s1"}) {
 		t.Fatalf("tree after passivation = %+v, want s1 passivated", tree)
+	}
+}
+
+// BenchmarkTree takes the tree of a runtime with 1,000 idle live sessions.
+func BenchmarkTree(b *testing.B) {
+	rt, err := actors.NewInMemory(actors.Config{Provider: scripted.MustNew(textScript("hi"), scripted.Options{}), IdleTimeout: -1})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer rt.Shutdown(context.Background())
+	for i := range 1000 {
+		if _, err := rt.Open(b.Context(), fmt.Sprintf("s%04d", i)); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		tree, err := rt.Tree(b.Context())
+		if err != nil || len(tree.Sessions) != 1000 {
+			b.Fatalf("Tree = %d sessions, %v", len(tree.Sessions), err)
+		}
 	}
 }
