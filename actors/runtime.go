@@ -69,6 +69,8 @@ type Runtime struct {
 	mcp        *mcpSet // nil without Config.MCPServers
 
 	scheduler *actor.PID // nil without Config.Schedules
+	// svcRestarts counts the service actors' restarts (Runtime.Tree).
+	svcRestarts serviceRestarts
 
 	// ctx is cancelled when the runtime has shut down; journal calls and
 	// turns derive from it.

@@ -58,6 +58,8 @@ type sessionCarry struct {
 	stop *stopCmd
 	// drains are the drainCmd replies waiting for the running turn to end.
 	drains []chan struct{}
+	// restarts counts the restarts of the session's actor (Runtime.Tree).
+	restarts int
 }
 
 func newCarry(rt *Runtime, ref *sessionRef, spec *subSpec) *sessionCarry {
@@ -130,7 +132,9 @@ func (a *sessionActor) Receive(ctx actor.Context) {
 	if _, ok := msg.(command); ok {
 		a.c.received++
 	}
-	if _, ok := msg.(*idleTick); !ok {
+	switch msg.(type) {
+	case *idleTick, *treeCmd:
+	default:
 		a.activity++
 	}
 	switch m := msg.(type) {
@@ -138,6 +142,7 @@ func (a *sessionActor) Receive(ctx actor.Context) {
 		a.start(ctx)
 	case *actor.Restarting:
 		a.rt.tel.Restarted(a.rt.ctx, "session")
+		a.c.restarts++
 		a.abandon()
 		return
 	case *actor.Stopping:
@@ -166,6 +171,8 @@ func (a *sessionActor) Receive(ctx actor.Context) {
 		}
 	case *statusCmd:
 		m.reply <- a.status()
+	case *treeCmd:
+		m.reply <- a.treeNode()
 	case *switchAgentCmd:
 		err := a.switchAgent(m.name)
 		a.after(func() { m.reply <- err })

@@ -52,6 +52,8 @@ type turnRun struct {
 	text       string
 	finish     messages.FinishReason
 	retried    bool // a context-length error already triggered a compaction
+	// modelBusy says that a model call is in flight (Runtime.Tree).
+	modelBusy bool
 	// wrote says that a tool of the current round may have written to the
 	// session memory (its permission is above read-only).
 	wrote bool
@@ -220,6 +222,7 @@ func (a *sessionActor) requestModel() {
 	}
 	a.after(func() {
 		if a.turn == t && !a.stopping() {
+			t.modelBusy = true
 			a.startWork(mc.run)
 		}
 	})
@@ -239,6 +242,7 @@ func (a *sessionActor) spawnChild(props *actor.Props, name string) *actor.PID {
 // turn.
 func (a *sessionActor) onModelDone(m *modelDone) {
 	t := a.turn
+	t.modelBusy = false
 	if m.err != nil {
 		if providers.KindOf(m.err) == providers.KindContextLength && !t.retried && !a.rt.cfg.Compaction.Disabled {
 			t.retried = true

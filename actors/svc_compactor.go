@@ -49,9 +49,14 @@ func newCompactor(rt *Runtime) *compactor { return &compactor{rt: rt} }
 
 // Receive implements actor.Actor.
 func (c *compactor) Receive(ctx actor.Context) {
-	if req, ok := ctx.Message().(*compactReq); ok {
-		job := &compactJob{rt: c.rt, req: req}
+	switch m := ctx.Message().(type) {
+	case *compactReq:
+		job := &compactJob{rt: c.rt, req: m}
 		ctx.Spawn(actor.PropsFromProducer(func() actor.Actor { return job }))
+	case *compactTreeReq:
+		m.reply <- len(ctx.Children())
+	case *actor.Restarting:
+		c.rt.svcRestarts.compactor.Add(1)
 	}
 }
 

@@ -37,7 +37,9 @@ type mcpServer struct {
 	status  mcp.Status
 	stopErr error // why the supervisor stopped the actor for good
 	closed  bool  // the runtime has shut down
-	changed chan struct{}
+	// restarts counts the restarts of the connection actor (Runtime.Tree).
+	restarts int
+	changed  chan struct{}
 }
 
 // update changes the record under its lock and wakes MCPServer.Ready.
@@ -172,6 +174,7 @@ func (a *mcpConnActor) Receive(ctx actor.Context) {
 	case *actor.Restarting, *actor.Stopping:
 		if _, restarting := m.(*actor.Restarting); restarting {
 			a.rt.tel.Restarted(a.rt.ctx, "mcp")
+			a.srv.update(func(s *mcpServer) { s.restarts++ })
 		}
 		if a.conn != nil {
 			_ = a.conn.Close()

@@ -26,9 +26,12 @@ type retrieverActor struct{ rt *Runtime }
 
 // Receive implements actor.Actor.
 func (r *retrieverActor) Receive(ctx actor.Context) {
-	if req, ok := ctx.Message().(*retrieveReq); ok {
-		ps, err := r.rt.cfg.Knowledge.Query(r.rt.ctx, req.query, req.limit)
-		req.reply <- retrieveResp{passages: ps, err: err}
+	switch m := ctx.Message().(type) {
+	case *retrieveReq:
+		ps, err := r.rt.cfg.Knowledge.Query(r.rt.ctx, m.query, m.limit)
+		m.reply <- retrieveResp{passages: ps, err: err}
+	case *actor.Restarting:
+		r.rt.svcRestarts.retriever.Add(1)
 	}
 }
 

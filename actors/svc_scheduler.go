@@ -70,7 +70,16 @@ func (a *schedulerActor) Receive(ctx actor.Context) {
 	case *actor.Started:
 		a.start(ctx)
 	case *actor.Stopping, *actor.Restarting:
+		if _, restarting := m.(*actor.Restarting); restarting {
+			a.rt.svcRestarts.scheduler.Add(1)
+		}
 		a.halt()
+	case *schedTreeReq:
+		n := len(a.running)
+		for _, q := range a.queued {
+			n += len(q)
+		}
+		m.reply <- n
 	case *schedTick:
 		if m.gen == a.gen {
 			a.evaluate(ctx, false)

@@ -568,6 +568,9 @@ func TestOpenAPI_ResponsesMatchSchemas(t *testing.T) {
 		t.Errorf("status while waiting: %s", status)
 	}
 	list := c.check("GET /v1/sessions/{id}/approvals", 200, "GET", "/v1/sessions/s1/approvals", "")
+	if tree := c.check("GET /v1/runtime/tree", 200, "GET", "/v1/runtime/tree", ""); !bytes.Contains(tree, []byte(`"approvals":1`)) {
+		t.Errorf("the tree does not show the pending approval: %s", tree)
+	}
 	if !bytes.Contains(list, []byte(callID)) {
 		t.Errorf("approvals %s lack %s", list, callID)
 	}

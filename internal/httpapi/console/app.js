@@ -6,6 +6,7 @@ const TOKEN_KEY = "agcore.token";
 const main = document.getElementById("main");
 const status = document.getElementById("status");
 const signout = document.getElementById("signout");
+const schedulesNav = document.getElementById("nav-schedules");
 
 let leave = () => {}; // stops what the current page runs (streams, timers)
 
@@ -530,6 +531,162 @@ function lineChart(samples) {
   return svg;
 }
 
+// ---- actor tree ----
+
+// sessionNode renders one session of the tree, its calls in flight and its
+// sub-agents, nested.
+function sessionNode(n) {
+  const calls = [];
+  if (n.model_call) calls.push(el("li", { class: "call" }, el("span", { class: "badge running", text: "model call" })));
+  for (const c of n.tool_calls) {
+    calls.push(el("li", { class: "call", "data-call": c.id }, el("span", { class: "badge running", text: "tool" }), " ",
+      el("code", { text: c.name }), " ", el("span", { class: "call-id", text: c.id }),
+      c.sub_agent ? el("span", {}, " → ", el("code", { text: c.sub_agent })) : null));
+  }
+  const facts = [n.agent ? "agent " + n.agent : "", n.state === "running" ? "turn " + n.turn : "",
+    n.queued ? n.queued + " queued" : "", n.approvals ? n.approvals + " awaiting approval" : "",
+    "restarts " + n.restarts].filter(Boolean).join(" · ");
+  return el("li", { class: "node", "data-session": n.id, "data-state": n.state },
+    el("div", { class: "node-head" },
+      el("a", { href: "#/session/" + encodeURIComponent(n.id) }, el("code", { text: n.id })), " ",
+      el("span", { class: "badge " + (n.state === "running" ? "running" : n.state === "stopping" ? "error" : ""), text: n.state }),
+      el("span", { class: "meta-inline", text: " " + facts })),
+    calls.length ? el("ul", { class: "calls", "aria-label": "In flight in " + n.id }, ...calls) : null,
+    n.sub_agents.length ? el("ul", { class: "tree", "aria-label": "Sub-agents of " + n.id }, ...n.sub_agents.map(sessionNode)) : null);
+}
+
+async function treePage() {
+  setNav("tree");
+  const body = el("div", { id: "tree" });
+  const stamp = el("p", { class: "meta", "aria-live": "off" });
+  const live = el("input", { id: "live", type: "checkbox", checked: true });
+  let last = "";
+  const draw = (t) => {
+    stamp.textContent = "Snapshot at " + fmtTime(t.at) + (live.checked ? "; refreshed every 2 seconds." : "; refresh paused.");
+    const key = JSON.stringify({ ...t, at: "" });
+    if (key === last) return; // unchanged: keep the focus where it is
+    last = key;
+    const running = t.sessions.filter((s) => s.state === "running").length;
+    body.replaceChildren(
+      el("h2", { text: `Sessions (${t.sessions.length} active, ${running} running a turn)` }),
+      t.sessions.length ? el("ul", { class: "tree", "aria-label": "Active sessions" }, ...t.sessions.map(sessionNode))
+        : el("p", { text: "No session actor runs." }),
+      el("h2", { text: "Services" }),
+      el("div", { class: "table-wrap" }, el("table", { id: "services" },
+        el("caption", { class: "visually-hidden", text: "Service actors" }),
+        el("thead", {}, el("tr", {}, el("th", { scope: "col", text: "Actor" }), el("th", { scope: "col", text: "State" }),
+          el("th", { scope: "col", class: "num", text: "In flight" }), el("th", { scope: "col", class: "num", text: "Restarts" }))),
+        el("tbody", {}, ...t.services.map((v) => el("tr", { "data-service": v.name },
+          el("td", {}, el("code", { text: v.name })),
+          el("td", {}, el("span", { class: "badge" + (v.state === "failed" || v.state === "backoff" ? " error" : ""), text: v.state }),
+            v.error ? el("div", { class: "error-text", text: v.error }) : null),
+          el("td", { class: "num", text: String(v.in_flight) }), el("td", { class: "num", text: String(v.restarts) })))))),
+      el("h2", { text: `Passivated (${t.passivated.length}${t.passivated_more ? "+" : ""})` }),
+      t.passivated.length ? el("ul", { class: "passivated", "aria-label": "Passivated sessions" },
+        ...t.passivated.map((id) => el("li", { "data-session": id }, el("a", { href: "#/session/" + encodeURIComponent(id) }, el("code", { text: id })))))
+        : el("p", { text: "None." }));
+  };
+  show("Actor tree",
+    el("h1", { text: "Live actor tree" }),
+    el("p", { class: "meta", text: "The runtime's supervision tree: sessions with their calls in flight and sub-agents, and the service actors, with restarts by their supervisor." }),
+    el("div", { class: "row" }, el("div", { class: "check" }, el("label", { for: "live" }, live, " Refresh live"))),
+    stamp, body);
+  draw(await api("GET", "/v1/runtime/tree"));
+  const timer = setInterval(() => {
+    if (live.checked) api("GET", "/v1/runtime/tree").then(draw).catch((err) => body.replaceChildren(errorBox(err)));
+  }, 2000);
+  leave = () => clearInterval(timer);
+}
+
+// ---- schedules ----
+
+// hasSchedules asks whether the server keeps schedules: the API answers
+// 404 when it does not.
+async function hasSchedules() {
+  const headers = token() ? { Authorization: "Bearer " + token() } : {};
+  const resp = await fetch("/v1/schedules", { headers });
+  if (resp.status === 401) throw new Unauthorized("the token was refused");
+  return resp.ok;
+}
+
+function lastFire(sc) {
+  const f = sc.fires && sc.fires.length ? sc.fires[sc.fires.length - 1] : null;
+  if (!f) return el("span", { text: "—" });
+  const bad = f.outcome && f.outcome !== "completed";
+  return el("span", { class: bad ? "error-text" : "" }, fmtTime(f.fired_at) + " · " + (f.outcome || f.status),
+    f.session ? el("span", {}, " · ", el("a", { href: "#/session/" + encodeURIComponent(f.session) }, el("code", { text: f.session }))) : null);
+}
+
+async function schedulesPage() {
+  setNav("schedules");
+  if (!(await hasSchedules())) {
+    show("Schedules", el("h1", { text: "Schedules" }), el("p", { text: "This server keeps no schedules (it runs without a data directory)." }));
+    return;
+  }
+  const list = el("div", { id: "schedules" });
+  const formError = el("div");
+  const field = (id, label, attrs = {}) => el("div", {}, el("label", { for: id, text: label }), el("input", { id, name: id, ...attrs }));
+  const load = async () => {
+    const { schedules } = await api("GET", "/v1/schedules");
+    const full = await Promise.all(schedules.map((sc) => api("GET", "/v1/schedules/" + encodeURIComponent(sc.id)).catch(() => sc)));
+    list.replaceChildren(full.length === 0 ? el("p", { text: "No schedules yet." }) :
+      el("div", { class: "table-wrap" }, el("table", {},
+        el("caption", { class: "visually-hidden", text: "Schedules" }),
+        el("thead", {}, el("tr", {}, el("th", { scope: "col", text: "Schedule" }), el("th", { scope: "col", text: "When" }),
+          el("th", { scope: "col", text: "State" }), el("th", { scope: "col", text: "Next fire" }),
+          el("th", { scope: "col", class: "num hide-narrow", text: "Runs" }), el("th", { scope: "col", class: "hide-narrow", text: "Last fire" }),
+          el("th", { scope: "col", text: "Actions" }))),
+        el("tbody", {}, ...full.map((sc) => el("tr", { "data-schedule": sc.id },
+          el("td", {}, el("code", { text: sc.id }), sc.name ? el("div", { class: "meta-inline", text: sc.name }) : null,
+            el("div", { class: "prompt", text: sc.prompt })),
+          el("td", {}, el("code", { text: sc.expr }), sc.time_zone ? " " + sc.time_zone : ""),
+          el("td", {}, el("span", { class: "badge" + (sc.state === "active" ? " running" : ""), text: sc.state }),
+            sc.end_reason ? el("div", { class: "meta-inline", text: sc.end_reason }) : null),
+          el("td", { class: "next", text: sc.next_fire ? fmtTime(sc.next_fire) : "—" }),
+          el("td", { class: "num hide-narrow", text: String(sc.runs) }),
+          el("td", { class: "hide-narrow" }, lastFire(sc)),
+          el("td", {}, el("button", { type: "button", class: "danger", "data-delete": sc.id, "aria-label": "Delete schedule " + sc.id,
+            onclick: async (e) => {
+              e.target.disabled = true;
+              try {
+                await api("DELETE", "/v1/schedules/" + encodeURIComponent(sc.id));
+                announce("Schedule " + sc.id + " deleted");
+                await load();
+              } catch (err) { e.target.disabled = false; formError.replaceChildren(errorBox(err)); }
+            } }, "Delete"))))))));
+  };
+  const form = el("form", { class: "schedule-form", onsubmit: async (e) => {
+    e.preventDefault();
+    const f = new FormData(form);
+    const req = { expr: f.get("expr").trim(), prompt: f.get("prompt").trim() };
+    for (const k of ["id", "name", "time_zone", "session"]) if (f.get(k).trim()) req[k] = f.get(k).trim();
+    try {
+      const sc = await api("POST", "/v1/schedules", req);
+      formError.replaceChildren();
+      form.reset();
+      announce("Schedule " + sc.id + " created");
+      await load();
+    } catch (err) {
+      if (err instanceof Unauthorized) throw err;
+      formError.replaceChildren(errorBox(err));
+    }
+  } },
+  el("h2", { text: "Add a schedule" }),
+  el("div", { class: "row" },
+    field("expr", "Cron expression", { required: true, placeholder: "0 9 * * 1-5 or @every 1h" }),
+    field("time_zone", "Time zone", { placeholder: "UTC" }),
+    field("id", "Id (optional)"), field("name", "Name (optional)"),
+    field("session", "Session (optional)", { placeholder: "a fresh one per run" })),
+  el("div", {}, el("label", { for: "prompt", text: "Prompt" }), el("textarea", { id: "prompt", name: "prompt", required: true, rows: 3 })),
+  formError,
+  el("div", { class: "buttons" }, el("button", { type: "submit", id: "add-schedule", text: "Add schedule" })));
+  show("Schedules",
+    el("h1", { text: "Schedules" }),
+    el("p", { class: "meta", text: "Cron schedules that submit a prompt to a session at each fire time, with their next fire, runs and last fire." }),
+    list, form);
+  await load();
+}
+
 // ---- routing ----
 
 async function route() {
@@ -538,10 +695,13 @@ async function route() {
   const hash = location.hash || "#/sessions";
   try {
     signout.hidden = !token();
+    schedulesNav.hidden = !(await hasSchedules());
     if (hash.startsWith("#/journal/")) await journalPage(decodeURIComponent(hash.slice("#/journal/".length)));
     else if (hash.startsWith("#/session/")) await sessionPage(decodeURIComponent(hash.slice("#/session/".length)));
     else if (hash === "#/usage") await usagePage();
     else if (hash === "#/tools") await toolsPage();
+    else if (hash === "#/tree") await treePage();
+    else if (hash === "#/schedules") await schedulesPage();
     else await sessionsPage();
     // A new page takes the focus, unless the user is already in it (typing
     // while it loaded).
