@@ -59,7 +59,8 @@
 // checked against the requested schema with its defaults applied
 // (ApplyElicitationSchema); Sampling and Sample answer its requests for a
 // model completion; Roots answer roots/list. Progress notifications reach
-// the callback of CallToolProgress (and a remote tool's call log), and
+// the callback of CallToolProgress (and, for a remote tool, its call log
+// and the call's toolsys.Context.ReportProgress), and
 // the server's log messages go to the Logger at the matching level.
 //
 // # Supervision

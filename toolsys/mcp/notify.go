@@ -93,7 +93,7 @@ func (c *Client) serverLog(_ context.Context, req *sdk.LoggingMessageRequest) {
 }
 
 // progress reports a server's progress notification: to the call that
-// asked for it (see CallToolWithProgress), and to the logger at debug
+// asked for it (see CallToolProgress), and to the logger at debug
 // level.
 func (c *Client) progress(_ context.Context, req *sdk.ProgressNotificationClientRequest) {
 	p := req.Params
