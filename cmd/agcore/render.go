@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -58,6 +59,9 @@ type toolLine struct {
 	abandoned bool
 	dur       time.Duration
 	content   string
+	// progress is the call's last progress report, shown after the
+	// spinner while it runs ("" before the first).
+	progress string
 }
 
 // newRenderer returns a renderer writing to w, and to errw the errors a
@@ -146,6 +150,13 @@ func (r *renderer) event(ev messages.Event) {
 		r.endText()
 		r.tools = append(r.tools, &toolLine{id: e.CallID, name: printable(e.Name), args: compactArgs(e.Arguments)})
 		r.redraw()
+	case messages.ToolProgress:
+		// Only a terminal shows progress, in place; off a terminal the
+		// call's one line comes when it finishes.
+		if t := r.tool(e.CallID, e.Name); !t.done && r.term.tty {
+			t.progress = progressText(e)
+			r.redraw()
+		}
 	case messages.ToolFinished:
 		t := r.tool(e.CallID, e.Name)
 		t.done, t.failed, t.dur, t.content = true, e.IsError, e.Duration, e.Content
@@ -206,6 +217,8 @@ func (r *renderer) toolText(t *toolLine) string {
 	switch {
 	case t.abandoned:
 		return r.term.dim("…") + " " + head + " " + r.term.dim("(did not finish)")
+	case !t.done && t.progress != "":
+		return r.term.cyan(spinnerFrames[r.frame%len(spinnerFrames)]) + " " + head + " " + r.term.dim("· "+t.progress)
 	case !t.done:
 		return r.term.cyan(spinnerFrames[r.frame%len(spinnerFrames)]) + " " + head
 	case t.failed:
@@ -213,6 +226,20 @@ func (r *renderer) toolText(t *toolLine) string {
 	default:
 		return r.term.green(markOK) + " " + head + " " + r.term.dim(formatDuration(t.dur))
 	}
+}
+
+// progressText is the suffix of a running tool's line: "2/5 indexing"
+// with a known total, "2 indexing" without, the message on one line with
+// what a terminal would not show as written escaped (see safeText).
+func progressText(e messages.ToolProgress) string {
+	s := strconv.FormatFloat(e.Progress, 'f', -1, 64)
+	if e.Total > 0 {
+		s += "/" + strconv.FormatFloat(e.Total, 'f', -1, 64)
+	}
+	if msg := truncate(strings.Join(strings.Fields(safeText(e.Message)), " "), summaryWidth); msg != "" {
+		s += " " + msg
+	}
+	return s
 }
 
 // redraw draws the tool block again, in place, on a terminal.
