@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -232,14 +233,23 @@ func (r *renderer) toolText(t *toolLine) string {
 // with a known total, "2 indexing" without, the message on one line with
 // what a terminal would not show as written escaped (see safeText).
 func progressText(e messages.ToolProgress) string {
-	s := strconv.FormatFloat(e.Progress, 'f', -1, 64)
+	s := progressNumber(e.Progress)
 	if e.Total > 0 {
-		s += "/" + strconv.FormatFloat(e.Total, 'f', -1, 64)
+		s += "/" + progressNumber(e.Total)
 	}
 	if msg := truncate(strings.Join(strings.Fields(safeText(e.Message)), " "), summaryWidth); msg != "" {
 		s += " " + msg
 	}
 	return s
+}
+
+// progressNumber writes x as it was sent ("3", "3.5"), and in exponent
+// form when it is too large or too small for that to stay short.
+func progressNumber(x float64) string {
+	if a := math.Abs(x); a >= 1e15 || a != 0 && a < 1e-6 {
+		return strconv.FormatFloat(x, 'g', 6, 64)
+	}
+	return strconv.FormatFloat(x, 'f', -1, 64)
 }
 
 // redraw draws the tool block again, in place, on a terminal.
