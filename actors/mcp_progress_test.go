@@ -2,7 +2,9 @@ package actors_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -11,6 +13,7 @@ import (
 	"github.com/agcore/agcore/actors"
 	"github.com/agcore/agcore/messages"
 	"github.com/agcore/agcore/providers/scripted"
+	"github.com/agcore/agcore/redact"
 	"github.com/agcore/agcore/toolsys"
 	"github.com/agcore/agcore/toolsys/mcp"
 )
@@ -71,5 +74,47 @@ func TestMCP_ProgressOnTheTurnStream(t *testing.T) {
 	wantOrder := []string{"tool_started", "tool_progress", "tool_progress", "tool_progress", "tool_finished"}
 	if diff := cmp.Diff(wantOrder, order); diff != "" {
 		t.Errorf("tool events (-want +got):\n%s", diff)
+	}
+}
+
+// reportTool reports one progress message, then waits for shown before it
+// returns.
+type reportTool struct {
+	funcTool
+	message string
+	shown   chan struct{}
+}
+
+func (r *reportTool) Execute(ctx context.Context, _ json.RawMessage, tc *toolsys.Context) (toolsys.Result, error) {
+	tc.ReportProgress(toolsys.Progress{Progress: 1, Message: r.message})
+	select {
+	case <-r.shown:
+		return toolsys.Result{Content: "reported"}, nil
+	case <-ctx.Done():
+		return toolsys.Result{}, ctx.Err()
+	}
+}
+
+// TestRuntime_ProgressIsRedacted masks a credential a tool's progress
+// message quotes before the ToolProgress event reaches a stream.
+func TestRuntime_ProgressIsRedacted(t *testing.T) {
+	const key = "configured-key-0123456789"
+	r := redact.New()
+	r.Add(key, "")
+	tool := &reportTool{funcTool: funcTool{name: "report", perm: toolsys.PermReadOnly}, message: "using " + key, shown: make(chan struct{})}
+	script := toolScript("done", scripted.ToolCall{Name: "report", Arguments: `{}`})
+	f := newFixture(t, script, []toolsys.Tool{tool}, func(c *actors.Config) { c.Redactor = r })
+	var got []messages.ToolProgress
+	for ev, err := range f.sess.Stream(t.Context(), messages.UserText("go")) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p, ok := ev.(messages.ToolProgress); ok {
+			got = append(got, p)
+			close(tool.shown)
+		}
+	}
+	if len(got) != 1 || strings.Contains(got[0].Message, key) || !strings.Contains(got[0].Message, redact.Mask) || got[0].Name != "report" {
+		t.Errorf("ToolProgress events %+v, want one with the key masked", got)
 	}
 }
