@@ -33,7 +33,9 @@
 // server notifications/cancelled. Replies map onto toolsys.Result: text parts
 // joined with newlines, images, audio, resources and structured content in
 // Metadata, and the server's isError flag in IsError whether or not text
-// came with it.
+// came with it. ReadResource subscribes to a resource of a server that
+// offers subscriptions and keeps what it read until the server says the
+// resource was updated, so repeated reads cost no round trip.
 //
 // # Authorization
 //

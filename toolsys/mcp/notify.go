@@ -26,6 +26,7 @@ func (c *Client) clientOptions() *sdk.ClientOptions {
 		PromptListChangedHandler:    func(context.Context, *sdk.PromptListChangedRequest) { c.signalRelist() },
 		LoggingMessageHandler:       c.serverLog,
 		ProgressNotificationHandler: c.progress,
+		ResourceUpdatedHandler:      c.resourceUpdated,
 	}
 	if c.cfg.Elicit != nil {
 		o.ElicitationHandler = c.elicit
