@@ -99,9 +99,8 @@ type TurnResult struct {
 // A slow consumer never blocks the session: each stream has a bounded
 // buffer (Config.EventBuffer). When it is full, text deltas and tool
 // progress reports are dropped (TurnEnded carries the complete text),
-// TurnEnded is always delivered,
-// and any other event ends the stream with ErrSlowSubscriber while the
-// turn goes on.
+// TurnEnded is always delivered, and any other event ends the stream with
+// ErrSlowSubscriber while the turn goes on.
 //
 // If a turn is already running, Limits.MidTurn decides: the input waits
 // for its turn (queue), cancels the running turn (interrupt), or the
