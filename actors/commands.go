@@ -122,6 +122,13 @@ type toolDeadline struct {
 	arm    uint64
 }
 
+// toolProgress is a tool's progress report for a call in flight.
+type toolProgress struct {
+	gen      uint64
+	callID   string
+	progress toolsys.Progress
+}
+
 // compactDone carries the compactor's answer.
 type compactDone struct {
 	gen     uint64

@@ -106,11 +106,13 @@
 // # Streaming
 //
 // Stream yields one turn's events in the order the session published them:
-// TurnStarted, TextDelta, ToolStarted, ToolFinished (with its duration and
-// error flag), UsageReported, ContextCompacted and ErrorEvent as they
-// happen, and TurnEnded last; Watch yields every event of a session. A
-// slow consumer never blocks the session: each subscriber has a buffer of
-// Config.EventBuffer events. When it is full, text deltas are dropped (the
+// TurnStarted, TextDelta, ToolStarted, ToolProgress (a tool's report of a
+// call in flight, such as an MCP server's progress notification),
+// ToolFinished (with its duration and error flag), UsageReported,
+// ContextCompacted and ErrorEvent as they happen, and TurnEnded last;
+// Watch yields every event of a session. A slow consumer never blocks the
+// session: each subscriber has a buffer of Config.EventBuffer events. When
+// it is full, text deltas and tool progress reports are dropped (the
 // complete text is in TurnEnded), TurnEnded is always delivered, and any
 // other event ends the stream with ErrSlowSubscriber while the turn goes
 // on. Breaking out of the loop or cancelling its context stops the stream,

@@ -38,6 +38,9 @@ func redactEvent(r *redact.Redactor, ev messages.Event) messages.Event {
 	case messages.ApprovalPending:
 		e.Reason = r.String(e.Reason)
 		return e
+	case messages.ToolProgress:
+		e.Message = r.Content(e.Message)
+		return e
 	}
 	return ev
 }

@@ -97,10 +97,10 @@ type TurnResult struct {
 // published, so a TurnStarted acknowledges it durably.
 //
 // A slow consumer never blocks the session: each stream has a bounded
-// buffer (Config.EventBuffer). When it is full, text deltas are dropped
-// (TurnEnded carries the complete text), TurnEnded is always delivered,
-// and any other event ends the stream with ErrSlowSubscriber while the
-// turn goes on.
+// buffer (Config.EventBuffer). When it is full, text deltas and tool
+// progress reports are dropped (TurnEnded carries the complete text),
+// TurnEnded is always delivered, and any other event ends the stream with
+// ErrSlowSubscriber while the turn goes on.
 //
 // If a turn is already running, Limits.MidTurn decides: the input waits
 // for its turn (queue), cancels the running turn (interrupt), or the

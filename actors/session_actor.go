@@ -205,6 +205,8 @@ func (a *sessionActor) Receive(ctx actor.Context) {
 		if a.turn != nil && m.gen == a.c.gen {
 			a.onToolsDone()
 		}
+	case *toolProgress:
+		a.onToolProgress(m)
 	case *toolDeadline:
 		if a.turn != nil && m.gen == a.c.gen {
 			a.onToolDeadline(m.callID, m.arm)

@@ -384,6 +384,7 @@ func (a *sessionActor) startTool(call messages.ToolCall) {
 	ex := &toolExec{rt: a.rt, gen: gen, ctx: ctx, timeout: timeout, call: call, results: t.results, tc: &toolsys.Context{
 		SessionID: a.id, Turn: t.index, Agent: ag.Name, CallID: call.ID, Workspace: a.rt.cfg.Workspace,
 		Logger: narrow(a.log, "tool", call.Name, "call", call.ID), Costs: a.rt.tracker,
+		Progress: a.progressHook(gen, call.ID),
 	}, approver: a.approverFor(gen)}
 	t.running[call.ID] = run
 	a.after(func() {

@@ -14,7 +14,8 @@ import (
 // subscriber carries the events of one turn (or, for Watch, of the whole
 // session) from the session actor to its consumer through a bounded
 // queue. The actor never blocks on it: when the queue holds limit events,
-// a TextDelta is dropped (the final text is in TurnEnded), TurnEnded is
+// a TextDelta is dropped (the final text is in TurnEnded) and so is a
+// ToolProgress (the next one, or ToolFinished, says more); TurnEnded is
 // kept aside and always delivered, and any other event disconnects the
 // subscriber with ErrSlowSubscriber. The queue grows with the events it
 // holds, so a turn of ten events costs ten slots, not limit.
@@ -90,7 +91,8 @@ func (s *subscriber) deliver(ev messages.Event) bool {
 		}
 		return true
 	}
-	if _, ok := ev.(messages.TextDelta); ok {
+	switch ev.(type) {
+	case messages.TextDelta, messages.ToolProgress:
 		s.dropped++
 		return true
 	}

@@ -10,13 +10,14 @@ import (
 )
 
 // TestSubscriber_Buffer checks a subscriber's policy when its consumer
-// lags: text deltas past the limit are dropped, TurnEnded is always
+// lags: text deltas and tool progress past the limit are dropped, TurnEnded is always
 // delivered, and any other event past the limit ends the stream with
 // ErrSlowSubscriber.
 func TestSubscriber_Buffer(t *testing.T) {
 	delta := messages.TextDelta{Text: "x"}
 	tool := messages.ToolStarted{CallID: "c"}
 	end := messages.TurnEnded{Text: "all of it"}
+	progress := messages.ToolProgress{CallID: "c", Progress: 1}
 	tests := []struct {
 		name    string
 		limit   int
@@ -26,6 +27,7 @@ func TestSubscriber_Buffer(t *testing.T) {
 	}{
 		{"within the limit", 3, []messages.Event{tool, delta, end}, []string{"tool_started", "text_delta", "turn_ended"}, nil},
 		{"deltas past the limit are dropped", 2, []messages.Event{tool, delta, delta, delta, end}, []string{"tool_started", "text_delta", "turn_ended"}, nil},
+		{"progress past the limit is dropped", 2, []messages.Event{tool, progress, progress, progress, end}, []string{"tool_started", "tool_progress", "turn_ended"}, nil},
 		{"another event past the limit ends the stream", 1, []messages.Event{tool, tool, end}, []string{"tool_started", "err"}, ErrSlowSubscriber},
 	}
 	for _, tt := range tests {

@@ -253,6 +253,7 @@ func TestEvents_RoundTrip(t *testing.T) {
 		SubAgentStarted{EventMeta: meta, CallID: "c", Child: "s1/sub/1", Agent: "r", Depth: 1},
 		SubAgentEnded{EventMeta: meta, CallID: "c", Child: "s1/sub/1", Outcome: OutcomeCompleted, Usage: Usage{1, 1, 2, 0, 0}},
 		ApprovalPending{EventMeta: meta, CallID: "c", Tool: "bash", Reason: "ask"},
+		ToolProgress{EventMeta: meta, CallID: "c", Name: "mcp__s__long", Progress: 2, Total: 5, Message: "step 2"},
 	}
 	seen := map[string]bool{}
 	for _, ev := range events {

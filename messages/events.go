@@ -19,7 +19,7 @@ func (m EventMeta) Meta() EventMeta { return m }
 // Event is something a running session publishes to its subscribers. The set
 // of events is closed: TurnStarted, TextDelta, ToolStarted, ToolFinished,
 // UsageReported, ContextCompacted, TurnEnded, ErrorEvent, AgentChanged,
-// SubAgentStarted, SubAgentEnded and ApprovalPending.
+// SubAgentStarted, SubAgentEnded, ApprovalPending and ToolProgress.
 type Event interface {
 	// EventType is the event's tag in its JSON form ("text_delta", ...).
 	EventType() string
@@ -64,6 +64,21 @@ type ToolFinished struct {
 	Content string `json:"content,omitempty"`
 	// Source says where the tool comes from, as in ToolStarted.
 	Source string `json:"source,omitempty"`
+}
+
+// ToolProgress reports how far a tool call in flight has got, as its tool
+// said (an MCP server's progress notifications). It comes between the
+// call's ToolStarted and ToolFinished, and is not journaled.
+type ToolProgress struct {
+	EventMeta
+	CallID string `json:"call_id"`
+	Name   string `json:"name"`
+	// Progress is how far the call is; it grows with each report.
+	Progress float64 `json:"progress"`
+	// Total is the amount of work when the tool knows it; zero means unknown.
+	Total float64 `json:"total,omitempty"`
+	// Message says what the tool is doing, when it says.
+	Message string `json:"message,omitempty"`
 }
 
 // UsageReported carries the usage and cost of one model call, and the
@@ -197,6 +212,9 @@ func (SubAgentEnded) EventType() string { return "subagent_ended" }
 // EventType implements Event.
 func (ApprovalPending) EventType() string { return "approval_pending" }
 
+// EventType implements Event.
+func (ToolProgress) EventType() string { return "tool_progress" }
+
 func (TurnStarted) isEvent()      {}
 func (TextDelta) isEvent()        {}
 func (ToolStarted) isEvent()      {}
@@ -209,6 +227,7 @@ func (AgentChanged) isEvent()     {}
 func (SubAgentStarted) isEvent()  {}
 func (SubAgentEnded) isEvent()    {}
 func (ApprovalPending) isEvent()  {}
+func (ToolProgress) isEvent()     {}
 
 func newEvent(typ string) Event {
 	switch typ {
@@ -236,6 +255,8 @@ func newEvent(typ string) Event {
 		return &SubAgentEnded{}
 	case "approval_pending":
 		return &ApprovalPending{}
+	case "tool_progress":
+		return &ToolProgress{}
 	}
 	return nil
 }

@@ -179,6 +179,29 @@ type Context struct {
 	// AllowedHosts lists the hosts outbound requests may reach ("*" = any,
 	// "*.example.com" = any subdomain). Empty means no outbound requests.
 	AllowedHosts []string
+	// Progress receives the call's progress reports (see ReportProgress);
+	// the runtime sets it to publish them on the turn's stream. Nil drops
+	// them.
+	Progress func(Progress)
+}
+
+// Progress is how far a call in flight has got, as its tool reports it.
+type Progress struct {
+	// Progress is how far the call is; it grows with each report.
+	Progress float64
+	// Total is the amount of work when the tool knows it; zero means unknown.
+	Total float64
+	// Message says what the tool is doing, when it says.
+	Message string
+}
+
+// ReportProgress passes p to the Progress hook, if there is one. It is safe
+// on a nil Context and may be called from any goroutine while the call runs.
+func (c *Context) ReportProgress(p Progress) {
+	if c == nil || c.Progress == nil {
+		return
+	}
+	c.Progress(p)
 }
 
 // HostAllowed reports whether outbound requests may reach host under

@@ -47,3 +47,17 @@ func TestPermission_StringParse(t *testing.T) {
 		t.Error("ParsePermission(root) succeeded")
 	}
 }
+
+func TestContext_ReportProgress(t *testing.T) {
+	var nilCtx *Context
+	nilCtx.ReportProgress(Progress{Progress: 1}) // no hook: dropped, no panic
+	(&Context{}).ReportProgress(Progress{Progress: 1})
+
+	var got []Progress
+	c := &Context{Progress: func(p Progress) { got = append(got, p) }}
+	c.ReportProgress(Progress{Progress: 1, Total: 4, Message: "one"})
+	c.ReportProgress(Progress{Progress: 2, Total: 4})
+	if len(got) != 2 || got[0] != (Progress{1, 4, "one"}) || got[1] != (Progress{2, 4, ""}) {
+		t.Fatalf("reports = %+v, want the two reports in order", got)
+	}
+}

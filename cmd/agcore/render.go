@@ -3,6 +3,8 @@ package main
 import (
 	"fmt"
 	"io"
+	"math"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -58,6 +60,9 @@ type toolLine struct {
 	abandoned bool
 	dur       time.Duration
 	content   string
+	// progress is the call's last progress report, shown after the
+	// spinner while it runs ("" before the first).
+	progress string
 }
 
 // newRenderer returns a renderer writing to w, and to errw the errors a
@@ -146,6 +151,13 @@ func (r *renderer) event(ev messages.Event) {
 		r.endText()
 		r.tools = append(r.tools, &toolLine{id: e.CallID, name: printable(e.Name), args: compactArgs(e.Arguments)})
 		r.redraw()
+	case messages.ToolProgress:
+		// Only a terminal shows progress, in place; off a terminal the
+		// call's one line comes when it finishes.
+		if t := r.tool(e.CallID, e.Name); !t.done && r.term.tty {
+			t.progress = progressText(e)
+			r.redraw()
+		}
 	case messages.ToolFinished:
 		t := r.tool(e.CallID, e.Name)
 		t.done, t.failed, t.dur, t.content = true, e.IsError, e.Duration, e.Content
@@ -206,6 +218,8 @@ func (r *renderer) toolText(t *toolLine) string {
 	switch {
 	case t.abandoned:
 		return r.term.dim("…") + " " + head + " " + r.term.dim("(did not finish)")
+	case !t.done && t.progress != "":
+		return r.term.cyan(spinnerFrames[r.frame%len(spinnerFrames)]) + " " + head + " " + r.term.dim("· "+t.progress)
 	case !t.done:
 		return r.term.cyan(spinnerFrames[r.frame%len(spinnerFrames)]) + " " + head
 	case t.failed:
@@ -213,6 +227,29 @@ func (r *renderer) toolText(t *toolLine) string {
 	default:
 		return r.term.green(markOK) + " " + head + " " + r.term.dim(formatDuration(t.dur))
 	}
+}
+
+// progressText is the suffix of a running tool's line: "2/5 indexing"
+// with a known total, "2 indexing" without, the message on one line with
+// what a terminal would not show as written escaped (see safeText).
+func progressText(e messages.ToolProgress) string {
+	s := progressNumber(e.Progress)
+	if e.Total > 0 {
+		s += "/" + progressNumber(e.Total)
+	}
+	if msg := truncate(strings.Join(strings.Fields(safeText(e.Message)), " "), summaryWidth); msg != "" {
+		s += " " + msg
+	}
+	return s
+}
+
+// progressNumber writes x as it was sent ("3", "3.5"), and in exponent
+// form when it is too large or too small for that to stay short.
+func progressNumber(x float64) string {
+	if a := math.Abs(x); a >= 1e15 || a != 0 && a < 1e-6 {
+		return strconv.FormatFloat(x, 'g', 6, 64)
+	}
+	return strconv.FormatFloat(x, 'f', -1, 64)
 }
 
 // redraw draws the tool block again, in place, on a terminal.

@@ -292,3 +292,40 @@ func TestRenderer_ToolArgumentsEscaped(t *testing.T) {
 		t.Errorf("rendered %q, want %q", got, want)
 	}
 }
+
+// TestRenderer_ToolProgress shows a running call's last progress report
+// after its spinner on a terminal, escaped like its arguments, and drops
+// it once the call has finished; off a terminal progress prints nothing.
+func TestRenderer_ToolProgress(t *testing.T) {
+	events := []messages.Event{
+		messages.ToolStarted{CallID: "c1", Name: "mcp__idx__index"},
+		messages.ToolProgress{CallID: "c1", Name: "mcp__idx__index", Progress: 2, Total: 5, Message: "file\u202e b.go\n"},
+		messages.ToolProgress{CallID: "c1", Name: "mcp__idx__index", Progress: 3.5},
+		messages.ToolFinished{CallID: "c1", Name: "mcp__idx__index", Duration: time.Second},
+		messages.ToolProgress{CallID: "c1", Name: "mcp__idx__index", Progress: 9},
+	}
+	tests := []struct {
+		name string
+		term term
+		want string
+	}{
+		{"plain", term{}, "✓ mcp__idx__index 1s\n"},
+		{"terminal", term{tty: true},
+			"\r\x1b[2K⠋ mcp__idx__index\n" +
+				"\x1b[1A\r\x1b[2K⠋ mcp__idx__index · 2/5 file\\u202e b.go\n" +
+				"\x1b[1A\r\x1b[2K⠋ mcp__idx__index · 3.5\n" +
+				"\x1b[1A\r\x1b[2K✓ mcp__idx__index 1s\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var buf bytes.Buffer
+			r := newRenderer(&buf, io.Discard, tt.term, false)
+			for _, ev := range events {
+				r.event(ev)
+			}
+			if got := buf.String(); got != tt.want {
+				t.Errorf("rendered\n%q\nwant\n%q", got, tt.want)
+			}
+		})
+	}
+}

@@ -93,15 +93,16 @@
 //	data: {"type":"tool_started","data":{"session":"s1","turn":0,"call_id":"c1","name":"read_file",...}}
 //
 // whose data messages.UnmarshalEvent decodes. The frames of a turn are
-// turn_started, then text_delta, tool_started/tool_finished, usage,
-// approval_pending, ... as they happen, and turn_ended last, after which
-// the response ends. Comment lines (": keep-alive") are sent every
+// turn_started, then text_delta, tool_started/tool_progress/tool_finished,
+// usage, approval_pending, ... as they happen, and turn_ended last, after
+// which the response ends. Comment lines (": keep-alive") are sent every
 // Config.Heartbeat. A stream that ends early for another reason sends a
 // last stream_error frame carrying an error body.
 //
 // A slow client never slows the session: the runtime buffers each stream
-// (actors.Config.EventBuffer). Text deltas that do not fit are dropped,
-// turn_ended always arrives and carries the full text, and a client too
+// (actors.Config.EventBuffer). Text deltas and tool progress reports that
+// do not fit are dropped, turn_ended always arrives and carries the full
+// text, and a client too
 // slow for other events gets stream_error slow_subscriber while the turn
 // goes on; a client that stops reading is cut off after
 // Config.StreamWriteTimeout. Leaving the stream does not stop

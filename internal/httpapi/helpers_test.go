@@ -46,7 +46,14 @@ func (b *blockTool) Schema() json.RawMessage {
 func (b *blockTool) Permission() toolsys.Permission { return toolsys.PermReadOnly }
 func (b *blockTool) SecretParams() []string         { return nil }
 func (b *blockTool) Idempotent() bool               { return false }
-func (b *blockTool) Execute(ctx context.Context, _ json.RawMessage, tc *toolsys.Context) (toolsys.Result, error) {
+func (b *blockTool) Execute(ctx context.Context, args json.RawMessage, tc *toolsys.Context) (toolsys.Result, error) {
+	var p struct {
+		Report string `json:"report"` // reported as progress 1 of 2, when set
+	}
+	_ = json.Unmarshal(args, &p)
+	if p.Report != "" {
+		tc.ReportProgress(toolsys.Progress{Progress: 1, Total: 2, Message: p.Report})
+	}
 	b.started <- tc.CallID
 	select {
 	case <-b.release:

@@ -26,11 +26,12 @@ const (
 		"(schema SessionEvent; the media type's x-events maps each event type to the schema of its data). " +
 		"Comment lines (`: keep-alive`) are sent at the heartbeat interval. A stream that ends early sends a " +
 		"last `stream_error` frame whose data is an ErrorBody. The runtime buffers each stream: text deltas " +
-		"that a slow client cannot take are dropped (turn_ended carries the full text), and a client too slow " +
+		"and tool progress reports that a slow client cannot take are dropped (turn_ended carries the full text), and a client too slow " +
 		"for other events gets stream_error slow_subscriber while the session goes on. The server keeps no " +
 		"events for replay and does not read Last-Event-ID."
 	turnStreamDescription = "The events of the turn, as they happen: turn_started first, then text_delta, " +
-		"tool_started, tool_finished, usage, approval_pending, compacted, error, subagent_started, " +
+		"tool_started, tool_progress (a running call's progress report, between its tool_started and " +
+		"tool_finished), tool_finished, usage, approval_pending, compacted, error, subagent_started, " +
 		"subagent_ended and agent_changed, and turn_ended last, after which the response ends. " + streamFraming +
 		" To follow a turn again after a disconnection, resubmit it with the same turn_id: the request " +
 		"follows the turn in progress, or answers its turn_ended at once when it has ended."
@@ -44,7 +45,7 @@ const (
 // the order a turn's stream shows them.
 func streamEvents() []messages.Event {
 	return []messages.Event{
-		messages.TurnStarted{}, messages.TextDelta{}, messages.ToolStarted{}, messages.ToolFinished{},
+		messages.TurnStarted{}, messages.TextDelta{}, messages.ToolStarted{}, messages.ToolProgress{}, messages.ToolFinished{},
 		messages.UsageReported{}, messages.ApprovalPending{}, messages.ContextCompacted{}, messages.ErrorEvent{},
 		messages.SubAgentStarted{}, messages.SubAgentEnded{}, messages.AgentChanged{}, messages.TurnEnded{},
 	}

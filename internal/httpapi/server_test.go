@@ -22,6 +22,8 @@ import (
 // and their results with a final answer.
 func exploreScript() scripted.Script {
 	return scripted.Script{Rules: []scripted.Rule{
+		{Match: scripted.Match{Role: messages.RoleUser, Contains: "report"}, Reply: scripted.Reply{
+			ToolCalls: []scripted.ToolCall{{Name: "block", Arguments: `{"report":"half way"}`}}}},
 		{Match: scripted.Match{Role: messages.RoleUser, Contains: "block"}, Reply: scripted.Reply{
 			ToolCalls: []scripted.ToolCall{{Name: "block", Arguments: `{}`}}}},
 		{Match: scripted.Match{Role: messages.RoleUser, Contains: "write"}, Reply: scripted.Reply{

@@ -58,6 +58,9 @@ type Client struct {
 	progressN  int64
 	progressFn map[string]func(Progress)
 
+	// cache keeps resources read under a subscription (resource_cache.go).
+	cache resourceCache
+
 	mu        sync.RWMutex
 	defs      []*sdk.Tool
 	tools     []toolsys.Tool
@@ -357,15 +360,30 @@ func (c *Client) ListResources(ctx context.Context) ([]*sdk.Resource, error) {
 	}
 }
 
-// ReadResource reads the resource at uri.
+// ReadResource reads the resource at uri. When the server offers
+// resource subscriptions, the Client subscribes to uri before its first
+// read and answers later reads from what it read, until the server says the
+// resource was updated; the Client keeps up to 64 resources, and a new
+// connection starts with none.
 func (c *Client) ReadResource(ctx context.Context, uri string) (*sdk.ReadResourceResult, error) {
 	op := "read resource " + uri
 	if err := c.usable(op); err != nil {
 		return nil, err
 	}
+	keep := c.canSubscribe()
+	if keep {
+		if res, ok := c.cache.get(uri); ok {
+			return res, nil
+		}
+		keep = c.subscribe(ctx, uri)
+	}
+	gen := c.cache.gen(uri)
 	res, err := c.sess.ReadResource(ctx, &sdk.ReadResourceParams{URI: uri})
 	if err != nil {
 		return nil, c.wrap(ctx, op, err)
+	}
+	if keep {
+		c.cache.put(uri, gen, res)
 	}
 	return res, nil
 }

@@ -33,7 +33,9 @@
 // server notifications/cancelled. Replies map onto toolsys.Result: text parts
 // joined with newlines, images, audio, resources and structured content in
 // Metadata, and the server's isError flag in IsError whether or not text
-// came with it.
+// came with it. ReadResource subscribes to a resource of a server that
+// offers subscriptions and keeps what it read until the server says the
+// resource was updated, so repeated reads cost no round trip.
 //
 // # Authorization
 //
@@ -59,7 +61,8 @@
 // checked against the requested schema with its defaults applied
 // (ApplyElicitationSchema); Sampling and Sample answer its requests for a
 // model completion; Roots answer roots/list. Progress notifications reach
-// the callback of CallToolProgress (and a remote tool's call log), and
+// the callback of CallToolProgress (and, for a remote tool, its call log
+// and the call's toolsys.Context.ReportProgress), and
 // the server's log messages go to the Logger at the matching level.
 //
 // # Supervision

@@ -26,6 +26,7 @@ func (c *Client) clientOptions() *sdk.ClientOptions {
 		PromptListChangedHandler:    func(context.Context, *sdk.PromptListChangedRequest) { c.signalRelist() },
 		LoggingMessageHandler:       c.serverLog,
 		ProgressNotificationHandler: c.progress,
+		ResourceUpdatedHandler:      c.resourceUpdated,
 	}
 	if c.cfg.Elicit != nil {
 		o.ElicitationHandler = c.elicit
@@ -93,7 +94,7 @@ func (c *Client) serverLog(_ context.Context, req *sdk.LoggingMessageRequest) {
 }
 
 // progress reports a server's progress notification: to the call that
-// asked for it (see CallToolWithProgress), and to the logger at debug
+// asked for it (see CallToolProgress), and to the logger at debug
 // level.
 func (c *Client) progress(_ context.Context, req *sdk.ProgressNotificationClientRequest) {
 	p := req.Params

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/google/jsonschema-go/jsonschema"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/rs/zerolog"
@@ -349,5 +350,49 @@ func TestClient_ResourceAndPromptListsFollowTheServer(t *testing.T) {
 		case <-ctx.Done():
 			t.Fatalf("resources %d, prompts %d; want 2 each", len(c.Resources()), len(c.Prompts()))
 		}
+	}
+}
+
+// TestTool_ProgressReachesTheContextHook passes a remote tool's progress
+// notifications to the call's toolsys.Context.Progress hook, in order.
+func TestTool_ProgressReachesTheContextHook(t *testing.T) {
+	// The server ends the call once the client has seen its last report:
+	// a notification that arrives after the reply is dropped.
+	seen := make(chan struct{})
+	srv := newInMemory(t, func(s *sdk.Server) {
+		sdk.AddTool(s, &sdk.Tool{Name: "slow"}, func(ctx context.Context, req *sdk.CallToolRequest, _ struct{}) (*sdk.CallToolResult, any, error) {
+			for i := 1; i <= 3; i++ {
+				if err := req.Session.NotifyProgress(ctx, &sdk.ProgressNotificationParams{ProgressToken: req.Params.GetProgressToken(), Progress: float64(i), Total: 3, Message: fmt.Sprint("step ", i)}); err != nil {
+					return nil, nil, err
+				}
+			}
+			select {
+			case <-seen:
+			case <-ctx.Done():
+			}
+			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "done"}}}, nil, nil
+		})
+	})
+	c := connect(t, srv.config("w"))
+	tool := findTool(t, c.Tools(), "mcp__w__slow")
+	var mu sync.Mutex
+	var got []toolsys.Progress
+	tc := &toolsys.Context{Progress: func(p toolsys.Progress) {
+		mu.Lock()
+		defer mu.Unlock()
+		got = append(got, p)
+		if len(got) == 3 {
+			close(seen)
+		}
+	}}
+	res, err := tool.Execute(t.Context(), json.RawMessage(`{}`), tc)
+	if err != nil || res.IsError {
+		t.Fatalf("Execute = %+v, %v", res, err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	want := []toolsys.Progress{{Progress: 1, Total: 3, Message: "step 1"}, {Progress: 2, Total: 3, Message: "step 2"}, {Progress: 3, Total: 3, Message: "step 3"}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("progress reports (-want +got):\n%s", diff)
 	}
 }

@@ -102,7 +102,8 @@ func (t *remoteTool) Idempotent() bool { return t.idempotent }
 // server within the tool's timeout. The server's isError becomes IsError;
 // an error the server answers the request with becomes an IsError result
 // too. A timeout, a cancelled ctx or an unavailable server is a Go error
-// (a *ServerError naming the server).
+// (a *ServerError naming the server). The server's progress notifications
+// for the call go to the call's log and to tc.ReportProgress.
 func (t *remoteTool) Execute(ctx context.Context, args json.RawMessage, tc *toolsys.Context) (toolsys.Result, error) {
 	args, err := toolsys.StripEmptyOptionals(args, t.required)
 	if err == nil {
@@ -126,6 +127,7 @@ func (t *remoteTool) Execute(ctx context.Context, args json.RawMessage, tc *tool
 		onProgress = func(p Progress) {
 			log.Info().Str("tool", t.name).Float64("progress", p.Progress).Float64("total", p.Total).
 				Str("message", p.Message).Msg("mcp tool progress")
+			tc.ReportProgress(toolsys.Progress{Progress: p.Progress, Total: p.Total, Message: p.Message})
 		}
 	}
 	res, err := t.caller.CallToolProgress(cctx, t.remote, args, onProgress)
