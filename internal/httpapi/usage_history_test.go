@@ -3,6 +3,8 @@ package httpapi_test
 import (
 	"net/http"
 	"net/url"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -32,8 +34,8 @@ func (c *stepClock) set(t time.Time) {
 }
 
 // usageJournal is a journal whose entries are stamped by clock, and a
-// server that reads it.
-func usageJournal(t *testing.T) (*env, *memory.BadgerJournal, *stepClock) {
+// server of options o over a runtime that writes it.
+func usageJournal(t *testing.T, o envOptions) (*env, *memory.BadgerJournal, *stepClock) {
 	t.Helper()
 	clock := &stepClock{at: time.Now()}
 	store, err := memory.Open(memory.Options{InMemory: true})
@@ -48,8 +50,12 @@ func usageJournal(t *testing.T) (*env, *memory.BadgerJournal, *stepClock) {
 		_ = j.Close()
 		_ = store.Close()
 	})
-	e := newEnv(t, envOptions{script: okScript(), config: func(c *httpapi.Config) { c.Journal = j }})
-	return e, j, clock
+	ws := t.TempDir()
+	if err := os.WriteFile(filepath.Join(ws, "README.md"), []byte("# greeter\nSays hello.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	o.from = &env{store: store, journal: j, workspace: ws}
+	return newEnv(t, o), j, clock
 }
 
 // appendAt journals events in session at time at.
@@ -73,7 +79,7 @@ func call(turn int, model string, prompt, completion int64, cost float64) messag
 // TestUsageHistory_SumsTheJournalsByBucket journals turns of two sessions
 // at known times and checks each hourly and daily bucket's sums, by model.
 func TestUsageHistory_SumsTheJournalsByBucket(t *testing.T) {
-	e, j, clock := usageJournal(t)
+	e, j, clock := usageJournal(t, envOptions{script: okScript()})
 	day := time.Now().UTC().Truncate(24 * time.Hour).Add(-48 * time.Hour)
 	h := func(hours, minutes int) time.Time {
 		return day.Add(time.Duration(hours)*time.Hour + time.Duration(minutes)*time.Minute)
@@ -159,7 +165,7 @@ func TestUsageHistory_SumsTheJournalsByBucket(t *testing.T) {
 // the history starts 7 days ago: a turn of 8 days ago is left out and one
 // of 6 days ago counted.
 func TestUsageHistory_DefaultsToTheLastSevenDays(t *testing.T) {
-	e, j, clock := usageJournal(t)
+	e, j, clock := usageJournal(t, envOptions{script: okScript()})
 	now := time.Now()
 	appendAt(t, j, clock, "a", now.Add(-8*24*time.Hour), call(0, "m", 1000, 0, 0), messages.TurnCompleted{Outcome: messages.OutcomeCompleted})
 	appendAt(t, j, clock, "a", now.Add(-6*24*time.Hour), call(1, "m", 5, 0, 0), messages.TurnCompleted{Turn: 1, Outcome: messages.OutcomeCompleted})
