@@ -6,6 +6,7 @@ package httpapi
 import (
 	"maps"
 	"net/http"
+	"net/url"
 	"slices"
 	"time"
 
@@ -83,46 +84,63 @@ func usageHistoryRoutes() []route {
 	}
 }
 
-func (s *Server) handleUsageHistory(w http.ResponseWriter, r *http.Request) {
-	q := r.URL.Query()
-	now := time.Now().UTC()
-	width := time.Hour
-	name := "1h"
+// usageRange is the period a request of GET /v1/usage/history asks for:
+// n buckets of width from start.
+type usageRange struct {
+	name  string
+	width time.Duration
+	start time.Time
+	n     int
+}
+
+// parseUsageRange reads the bucket and since parameters of q, at time now;
+// a bad value is a 400 *Error naming the parameter.
+func parseUsageRange(q url.Values, now time.Time) (usageRange, error) {
+	now = now.UTC()
+	r := usageRange{name: "1h", width: time.Hour}
 	switch v := q.Get("bucket"); v {
 	case "", "1h":
 	case "1d":
-		width, name = 24*time.Hour, "1d"
+		r.name, r.width = "1d", 24*time.Hour
 	default:
-		writeError(w, apiErr(http.StatusBadRequest, CodeBadRequest, "bucket must be 1h or 1d, got %q", v))
-		return
+		return r, apiErr(http.StatusBadRequest, CodeBadRequest, "bucket must be 1h or 1d, got %q", v)
 	}
 	since := now.Add(-defaultUsageSince)
 	if v := q.Get("since"); v != "" {
 		t, err := time.Parse(time.RFC3339, v)
 		if err != nil {
-			writeError(w, apiErr(http.StatusBadRequest, CodeBadRequest, "since must be an RFC 3339 time such as 2026-01-02T15:04:05Z, got %q", v))
-			return
+			return r, apiErr(http.StatusBadRequest, CodeBadRequest, "since must be an RFC 3339 time such as 2026-01-02T15:04:05Z, got %q", v)
 		}
 		if t.After(now) {
-			writeError(w, apiErr(http.StatusBadRequest, CodeBadRequest, "since %q lies in the future", v))
-			return
+			return r, apiErr(http.StatusBadRequest, CodeBadRequest, "since %q lies in the future", v)
 		}
 		since = t.UTC()
 	}
-	start := since.Truncate(width)
-	n := int(now.Sub(start)/width) + 1
-	if n > maxUsageBuckets {
-		writeError(w, apiErr(http.StatusBadRequest, CodeBadRequest,
-			"since %s with bucket %s spans %d buckets, more than %d: pick a later since or bucket=1d",
-			since.Format(time.RFC3339), name, n, maxUsageBuckets))
+	r.start = since.Truncate(r.width)
+	// now.Sub saturates for a since centuries ago, so the count cannot
+	// overflow.
+	if d := now.Sub(r.start) / r.width; d >= maxUsageBuckets {
+		return r, apiErr(http.StatusBadRequest, CodeBadRequest,
+			"since %s with bucket %s spans more than %d buckets: pick a later since or bucket=1d",
+			since.Format(time.RFC3339), r.name, maxUsageBuckets)
+	}
+	r.n = int(now.Sub(r.start)/r.width) + 1
+	return r, nil
+}
+
+func (s *Server) handleUsageHistory(w http.ResponseWriter, r *http.Request) {
+	rg, err := parseUsageRange(r.URL.Query(), time.Now())
+	if err != nil {
+		writeError(w, err)
 		return
 	}
+	start, width, n := rg.start, rg.width, rg.n
 	jr, ok := s.journal.(journalReader)
 	if !ok {
 		writeError(w, apiErr(http.StatusNotFound, CodeNotFound, "this server's journal cannot be read entry by entry"))
 		return
 	}
-	out := UsageHistory{Bucket: name, Since: start, Until: start.Add(time.Duration(n) * width),
+	out := UsageHistory{Bucket: rg.name, Since: start, Until: start.Add(time.Duration(n) * width),
 		Buckets: make([]UsageBucket, n), Models: []string{}}
 	for i := range out.Buckets {
 		out.Buckets[i].Start = start.Add(time.Duration(i) * width)
@@ -132,6 +150,10 @@ func (s *Server) handleUsageHistory(w http.ResponseWriter, r *http.Request) {
 		if err != nil {
 			writeError(w, err)
 			return
+		}
+		// A journal whose last entry precedes the period is not read.
+		if st, err := s.journal.Load(r.Context(), id); err == nil && st.Updated.Before(start) {
+			continue
 		}
 		for e, err := range jr.Read(r.Context(), id, 1) {
 			if err != nil {

@@ -89,13 +89,15 @@ func TestUsageHistory_SumsTheJournalsByBucket(t *testing.T) {
 	}
 	// Session a: a turn at 10:05 with two calls to two models, a failed
 	// turn at 10:40; session b: a cancelled turn at 12:30 and a turn the
-	// next day at 03:00. A turn a day before since is not counted.
+	// next day at 03:00. Turns a day before since are not counted, nor is a
+	// session whose whole journal precedes since.
 	appendAt(t, j, clock, "a", h(-20, 0), user(0), call(0, "old", 1000, 1000, 9), messages.TurnCompleted{Turn: 0, Outcome: messages.OutcomeCompleted})
 	appendAt(t, j, clock, "a", h(10, 5), user(1), call(1, "m1", 100, 10, 0.5), call(1, "m2", 200, 20, 0.25),
 		messages.TurnCompleted{Turn: 1, Outcome: messages.OutcomeCompleted})
 	appendAt(t, j, clock, "a", h(10, 40), user(2), call(2, "m1", 50, 5, 0.125),
 		messages.TurnCompleted{Turn: 2, Outcome: messages.OutcomeFailed, Reason: "boom"})
 	appendAt(t, j, clock, "b", h(12, 30), user(0), call(0, "m1", 7, 3, 0), messages.TurnCancelled{Turn: 0, Reason: "cancelled"})
+	appendAt(t, j, clock, "before", h(-30, 0), user(0), call(0, "older", 1, 1, 1), messages.TurnCompleted{Outcome: messages.OutcomeCompleted})
 	appendAt(t, j, clock, "b", h(27, 0), user(1), call(1, "m2", 1, 2, 1), messages.TurnCompleted{Turn: 1, Outcome: messages.OutcomeCompleted})
 
 	get := func(query string) httpapi.UsageHistory {
