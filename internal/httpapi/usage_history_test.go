@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -216,6 +217,44 @@ func TestUsageHistory_RejectsBadParameters(t *testing.T) {
 		}
 		if eb := errorBody(t, body); eb.Code != httpapi.CodeBadRequest || !strings.Contains(eb.Message, tc.names) {
 			t.Errorf("?%s: %s %q, want bad_request naming %s", tc.query, eb.Code, eb.Message, tc.names)
+		}
+	}
+}
+
+// BenchmarkUsageHistory answers a week by hour over 200 sessions of 10
+// turns each (6,000 journal entries).
+func BenchmarkUsageHistory(b *testing.B) {
+	store, err := memory.Open(memory.Options{InMemory: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	j, err := memory.NewJournal(store, memory.JournalOptions{Durability: memory.DurabilityNone})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() {
+		_ = j.Close()
+		_ = store.Close()
+	})
+	for s := range 200 {
+		id := "s" + strconv.Itoa(s)
+		act, tail, err := j.Activate(b.Context(), id, "bench")
+		if err != nil {
+			b.Fatal(err)
+		}
+		for turn := range 10 {
+			if tail, err = j.Append(b.Context(), id, act, tail, messages.UserMessage{Turn: turn, Message: messages.UserText("hi")},
+				call(turn, "m", 100, 10, 0.001), messages.TurnCompleted{Turn: turn, Outcome: messages.OutcomeCompleted}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	e := newEnv(b, envOptions{script: okScript(), config: func(c *httpapi.Config) { c.Journal = j }})
+	b.ResetTimer()
+	for b.Loop() {
+		resp, body := e.do(http.MethodGet, "/v1/usage/history", "")
+		if resp.StatusCode != http.StatusOK {
+			b.Fatalf("usage history: %d %s", resp.StatusCode, body)
 		}
 	}
 }
