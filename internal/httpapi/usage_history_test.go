@@ -152,6 +152,10 @@ func TestUsageHistory_SumsTheJournalsByBucket(t *testing.T) {
 		t.Errorf("10:00 m2 = %+v, want 20 completion tokens, cost 0.25, 1 call", m)
 	}
 
+	if active := e.rt.Sessions(); len(active) != 0 {
+		t.Errorf("reading the history activated %v", active)
+	}
+
 	daily := get("bucket=1d&since=" + url.QueryEscape(h(-20, 0).Format(time.RFC3339)))
 	if len(daily.Buckets) != 4 || !daily.Since.Equal(day.Add(-24*time.Hour)) {
 		t.Fatalf("daily: %d buckets since %v, want 4 since %v", len(daily.Buckets), daily.Since, day.Add(-24*time.Hour))
@@ -188,6 +192,24 @@ func TestUsageHistory_DefaultsToTheLastSevenDays(t *testing.T) {
 	}
 	if hist.Bucket != "1h" || len(hist.Buckets) < 7*24 || len(hist.Buckets) > 7*24+2 {
 		t.Errorf("bucket %q with %d buckets, want 1h with 7 days of them", hist.Bucket, len(hist.Buckets))
+	}
+}
+
+// TestUsageHistory_NeedsTheToken checks that without the token the history
+// is a 401 that names no model and no number of the journals.
+func TestUsageHistory_NeedsTheToken(t *testing.T) {
+	e, j, clock := usageJournal(t, envOptions{script: okScript(), token: "s3cret"})
+	appendAt(t, j, clock, "a", time.Now(), call(0, "secret-model", 4242, 0, 0), messages.TurnCompleted{Outcome: messages.OutcomeCompleted})
+	resp, body := e.do(http.MethodGet, "/v1/usage/history", "", "Authorization", "")
+	if resp.StatusCode != http.StatusUnauthorized {
+		t.Fatalf("without the token: %d, want 401", resp.StatusCode)
+	}
+	if strings.Contains(string(body), "secret-model") || strings.Contains(string(body), "4242") {
+		t.Errorf("the 401 discloses the history: %s", body)
+	}
+	resp, body = e.do(http.MethodGet, "/v1/usage/history", "", "Authorization", "Bearer s3cret")
+	if resp.StatusCode != http.StatusOK || !strings.Contains(string(body), "secret-model") {
+		t.Errorf("with the token: %d %s, want the history", resp.StatusCode, body)
 	}
 }
 
