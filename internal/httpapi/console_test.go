@@ -218,7 +218,6 @@ func TestConsole_EndToEnd(t *testing.T) {
 	if !strings.Contains(text, "scripted") {
 		t.Errorf("the usage page lacks the model:\n%s", text)
 	}
-	screenshot(t, ctx, "console-usage.png")
 	run("tools", chromedp.Navigate(e.url+"/#/tools"), chromedp.WaitVisible(`tr[data-tool="read_file"]`, chromedp.ByQuery),
 		chromedp.Text(`tr[data-tool="read_file"]`, &text, chromedp.ByQuery))
 	if !strings.Contains(text, "builtin") || !strings.Contains(text, "1") {

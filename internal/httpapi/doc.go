@@ -32,6 +32,7 @@
 //	GET    /v1/sessions/{id}/history            the stored conversation -> History
 //	GET    /v1/sessions/{id}/usage              the session's usage and cost -> SessionUsage
 //	GET    /v1/usage                            the runtime's usage by model -> providers.UsageSnapshot
+//	GET    /v1/usage/history                    usage, cost and turns per hour or day -> UsageHistory
 //	GET    /healthz, /readyz                    liveness, readiness (503 while shutting down); no auth
 //	GET    /metrics                             Prometheus text format
 //	GET    /v1/openapi.json                     the OpenAPI 3.1 document of these routes

@@ -552,6 +552,7 @@ func TestOpenAPI_ResponsesMatchSchemas(t *testing.T) {
 	c.check("GET /v1/sessions/{id}/journal", 200, "GET", "/v1/sessions/s1/journal", "")
 	c.check("GET /v1/sessions/{id}/usage", 200, "GET", "/v1/sessions/s1/usage", "")
 	c.check("GET /v1/usage", 200, "GET", "/v1/usage", "")
+	c.check("GET /v1/usage/history", 200, "GET", "/v1/usage/history?bucket=1d", "")
 	c.check("GET /v1/tools", 200, "GET", "/v1/tools", "")
 	c.check("GET /metrics", 200, "GET", "/metrics", "")
 

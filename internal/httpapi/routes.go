@@ -281,5 +281,5 @@ func routeTable() []route {
 			replies:     []reply{{status: http.StatusOK, description: "The session's usage.", json: SessionUsage{}}},
 			failures:    []failure{badSessionID, sessionNotFound, sessionGone},
 		}},
-	}, append(scheduleRoutes(), treeRoutes()...)...)
+	}, append(append(scheduleRoutes(), treeRoutes()...), usageHistoryRoutes()...)...)
 }

@@ -471,63 +471,161 @@ async function toolsPage() {
 
 // ---- usage ----
 
+// usageRanges are the periods the Usage page offers: how far back, and the
+// width of a bucket.
+const usageRanges = [
+  { id: "24h", label: "Last 24 hours, by hour", hours: 24, bucket: "1h" },
+  { id: "7d-h", label: "Last 7 days, by hour", hours: 7 * 24, bucket: "1h" },
+  { id: "7d", label: "Last 7 days, by day", hours: 7 * 24, bucket: "1d" },
+  { id: "30d", label: "Last 30 days, by day", hours: 30 * 24, bucket: "1d" },
+];
+
+// usagePage charts the usage and cost over time that the server reads from
+// the journals, and lists the totals by model since the server started.
 async function usagePage() {
   setNav("usage");
-  const table = el("tbody");
-  const chart = el("div");
-  const samples = [];
-  const draw = (snap) => {
-    table.replaceChildren(...Object.entries(snap.models || {}).sort().map(([model, u]) =>
-      el("tr", {}, el("td", { text: model }), el("td", { class: "num", text: String(u.calls) }),
-        el("td", { class: "num", text: String(u.usage.prompt_tokens) }), el("td", { class: "num", text: String(u.usage.completion_tokens) }),
-        el("td", { class: "num", text: fmtCost(u.cost) }))));
-    samples.push({ t: Date.now(), tokens: snap.usage.total_tokens, cost: snap.cost });
-    if (samples.length > 120) samples.shift();
-    chart.replaceChildren(lineChart(samples));
+  const byModel = el("tbody");
+  const chart = el("div", { id: "usage-chart" });
+  const data = el("tbody");
+  const range = el("select", { id: "usage-range" },
+    ...usageRanges.map((r) => el("option", { value: r.id, selected: r.id === "7d", text: r.label })));
+  let history = null;
+  const redraw = () => { if (history) chart.replaceChildren(usageChart(history, Math.max(300, chart.clientWidth || 640))); };
+  const load = async () => {
+    const r = usageRanges.find((x) => x.id === range.value);
+    const since = new Date(Date.now() - r.hours * 3600 * 1000).toISOString().replace(/\.\d+Z$/, "Z");
+    try {
+      history = await api("GET", `/v1/usage/history?bucket=${r.bucket}&since=${encodeURIComponent(since)}`);
+    } catch (err) {
+      if (err instanceof Unauthorized) throw err;
+      chart.replaceChildren(errorBox(err));
+      return;
+    }
+    redraw();
+    data.replaceChildren(...history.buckets.map((b) =>
+      el("tr", { "data-start": b.start }, el("td", { text: bucketLabel(b.start, history.bucket, true) }),
+        el("td", { class: "num", text: String(b.turns) }), el("td", { class: "num", text: String(b.usage.prompt_tokens) }),
+        el("td", { class: "num", text: String(b.usage.completion_tokens) }), el("td", { class: "num", text: fmtCost(b.cost) }))));
+    announce(`Usage of ${r.label.toLowerCase()} loaded`);
   };
+  range.addEventListener("change", () => load().catch(() => {}));
+  const snap = await api("GET", "/v1/usage");
+  byModel.replaceChildren(...Object.entries(snap.models || {}).sort().map(([model, u]) =>
+    el("tr", {}, el("td", { text: model }), el("td", { class: "num", text: String(u.calls) }),
+      el("td", { class: "num", text: String(u.usage.prompt_tokens) }), el("td", { class: "num", text: String(u.usage.completion_tokens) }),
+      el("td", { class: "num", text: fmtCost(u.cost) }))));
+  const head = (...names) => el("thead", {}, el("tr", {}, ...names.map((n, i) =>
+    el("th", { scope: "col", class: i ? "num" : undefined, text: n }))));
   show("Usage",
     el("h1", { text: "Usage and cost" }),
-    el("p", { class: "meta", text: "Totals since the server started, by model. The chart samples them every 5 seconds while this page is open." }),
+    el("p", { class: "meta", text: "Tokens, cost and turns over time, read from the journals of every session and sub-agent." }),
+    el("div", { class: "row" }, el("div", {}, el("label", { for: "usage-range", text: "Period" }), range)),
     chart,
+    el("details", { class: "chart-data" }, el("summary", { text: "The chart's data as a table" }),
+      el("div", { class: "table-wrap" }, el("table", { id: "usage-data" },
+        el("caption", { class: "visually-hidden", text: "Usage and cost by time" }),
+        head("Time", "Turns", "Prompt tokens", "Completion tokens", "Cost"), data))),
+    el("h2", { text: "By model, since the server started" }),
     el("div", { class: "table-wrap" }, el("table", {},
       el("caption", { class: "visually-hidden", text: "Usage by model" }),
-      el("thead", {}, el("tr", {}, el("th", { scope: "col", text: "Model" }), el("th", { scope: "col", class: "num", text: "Calls" }),
-        el("th", { scope: "col", class: "num", text: "Prompt tokens" }), el("th", { scope: "col", class: "num", text: "Completion tokens" }),
-        el("th", { scope: "col", class: "num", text: "Cost" }))),
-      table)));
-  draw(await api("GET", "/v1/usage"));
-  const timer = setInterval(() => api("GET", "/v1/usage").then(draw).catch(() => {}), 5000);
-  leave = () => clearInterval(timer);
+      head("Model", "Calls", "Prompt tokens", "Completion tokens", "Cost"), byModel)));
+  await load();
+  window.addEventListener("resize", redraw);
+  leave = () => window.removeEventListener("resize", redraw);
 }
 
-// lineChart draws total tokens over time as an SVG polyline.
-function lineChart(samples) {
+// bucketLabel names the bucket that starts at iso, in local time: a date for
+// a day, an hour (with its date when long) for an hour.
+function bucketLabel(iso, bucket, long) {
+  const d = new Date(iso);
+  const day = d.toLocaleDateString(undefined, { month: "short", day: "numeric" });
+  if (bucket === "1d") return day;
+  const hour = d.toLocaleTimeString(undefined, { hour: "2-digit", minute: "2-digit" });
+  return long || d.getHours() === 0 ? `${day} ${hour}` : hour;
+}
+
+// niceMax rounds v up to 1, 2 or 5 times a power of ten, so that the axis
+// reads in round numbers.
+function niceMax(v) {
+  if (!(v > 0)) return 1;
+  const p = Math.pow(10, Math.floor(Math.log10(v)));
+  for (const m of [1, 2, 5, 10]) if (v <= m * p) return m * p;
+  return 10 * p;
+}
+
+function fmtAxis(v, cost) {
+  if (cost) return v >= 1 ? v.toFixed(2) : v.toPrecision(2).replace(/0+$/, "").replace(/\.$/, "");
+  if (v >= 1e6) return (v / 1e6).toFixed(v % 1e6 ? 1 : 0) + "M";
+  if (v >= 1e3) return (v / 1e3).toFixed(v % 1e3 ? 1 : 0) + "k";
+  return String(v);
+}
+
+// usageChart draws a history as two bar charts in one SVG, width pixels
+// wide: tokens per bucket (prompt and completion stacked) and cost per
+// bucket, with the times below. Each bar carries its numbers in a <title>;
+// the SVG's description sums the period up.
+function usageChart(h, width) {
   const ns = "http://www.w3.org/2000/svg";
-  const w = 640, h = 180, pad = 30;
-  const svg = document.createElementNS(ns, "svg");
-  svg.setAttribute("viewBox", `0 0 ${w} ${h}`);
-  svg.setAttribute("class", "chart");
-  svg.setAttribute("role", "img");
-  const last = samples[samples.length - 1];
-  svg.setAttribute("aria-label", `Total tokens over time; now ${last.tokens} tokens, cost ${fmtCost(last.cost)}`);
-  const max = Math.max(1, ...samples.map((s) => s.tokens));
-  const t0 = samples[0].t, span = Math.max(1, last.t - t0);
-  const pts = samples.map((s) => `${pad + ((s.t - t0) / span) * (w - 2 * pad)},${h - pad - (s.tokens / max) * (h - 2 * pad)}`);
-  if (pts.length === 1) pts.push(`${w - pad},${pts[0].split(",")[1]}`);
-  const line = document.createElementNS(ns, "polyline");
-  line.setAttribute("points", pts.join(" "));
-  line.setAttribute("fill", "none");
-  line.setAttribute("stroke", "#0550ae");
-  line.setAttribute("stroke-width", "2");
-  const axis = document.createElementNS(ns, "line");
-  for (const [k, v] of Object.entries({ x1: pad, y1: h - pad, x2: w - pad, y2: h - pad, stroke: "#4b5563" })) axis.setAttribute(k, v);
-  const label = document.createElementNS(ns, "text");
-  label.setAttribute("x", pad);
-  label.setAttribute("y", 18);
-  label.setAttribute("fill", "#1b1f24");
-  label.setAttribute("font-size", "13");
-  label.textContent = `${last.tokens} tokens · cost ${fmtCost(last.cost)}`;
-  svg.append(axis, line, label);
+  const svgEl = (tag, attrs = {}, text) => {
+    const e = document.createElementNS(ns, tag);
+    for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
+    if (text !== undefined) e.textContent = text;
+    return e;
+  };
+  const b = h.buckets;
+  const left = 56, right = 12, panel = 130, gap = 34, top = 26;
+  const height = top + panel + gap + panel + 40;
+  const plotW = width - left - right;
+  const step = plotW / Math.max(1, b.length);
+  const barW = Math.max(1, step * 0.8);
+  const totals = b.reduce((a, x) => ({ prompt: a.prompt + x.usage.prompt_tokens, completion: a.completion + x.usage.completion_tokens,
+    cost: a.cost + x.cost, turns: a.turns + x.turns }), { prompt: 0, completion: 0, cost: 0, turns: 0 });
+  const svg = svgEl("svg", { class: "chart", width, height, viewBox: `0 0 ${width} ${height}`, role: "img",
+    "aria-labelledby": "usage-chart-title usage-chart-desc" });
+  const from = bucketLabel(b[0].start, h.bucket, true), to = bucketLabel(b[b.length - 1].start, h.bucket, true);
+  svg.append(svgEl("title", { id: "usage-chart-title" }, `Tokens and cost per ${h.bucket === "1d" ? "day" : "hour"}, ${from} to ${to}`),
+    svgEl("desc", { id: "usage-chart-desc" }, `${b.length} buckets; in all ${totals.turns} turns, ${totals.prompt} prompt tokens, ` +
+      `${totals.completion} completion tokens, cost ${fmtCost(totals.cost)}. The table below the chart lists every bucket.`));
+  const drawPanel = (y0, title, max, cost) => {
+    svg.append(svgEl("text", { x: left, y: y0 - 8, class: "chart-title" }, title));
+    for (const f of [0, 0.5, 1]) {
+      const y = y0 + panel - f * panel;
+      svg.append(svgEl("line", { x1: left, x2: width - right, y1: y, y2: y, class: f ? "grid" : "axis" }),
+        svgEl("text", { x: left - 6, y: y + 4, class: "tick", "text-anchor": "end" }, fmtAxis(max * f, cost)));
+    }
+  };
+  const tokMax = niceMax(Math.max(...b.map((x) => x.usage.prompt_tokens + x.usage.completion_tokens)));
+  const costMax = niceMax(Math.max(...b.map((x) => x.cost)));
+  const costTop = top + panel + gap;
+  drawPanel(top, "Tokens", tokMax, false);
+  drawPanel(costTop, "Cost", costMax, true);
+  b.forEach((x, i) => {
+    const bx = left + i * step + (step - barW) / 2;
+    const label = `${bucketLabel(x.start, h.bucket, true)}: ${x.turns} turns, ${x.usage.prompt_tokens} prompt and ` +
+      `${x.usage.completion_tokens} completion tokens, cost ${fmtCost(x.cost)}`;
+    const g = svgEl("g", { class: "bar", "data-start": x.start });
+    g.append(svgEl("title", {}, label));
+    const ph = (x.usage.prompt_tokens / tokMax) * panel, ch = (x.usage.completion_tokens / tokMax) * panel;
+    if (ph > 0) g.append(svgEl("rect", { class: "prompt", x: bx, width: barW, y: top + panel - ph, height: ph }));
+    if (ch > 0) g.append(svgEl("rect", { class: "completion", x: bx, width: barW, y: top + panel - ph - ch, height: ch }));
+    const kh = (x.cost / costMax) * panel;
+    if (kh > 0) g.append(svgEl("rect", { class: "cost", x: bx, width: barW, y: costTop + panel - kh, height: kh }));
+    // An invisible full-height target, so that the title shows over empty
+    // buckets too.
+    g.append(svgEl("rect", { class: "hit", x: left + i * step, width: step, y: top, height: costTop + panel - top }));
+    svg.append(g);
+  });
+  // Time labels: as many as fit, evenly spaced.
+  const every = Math.max(1, Math.ceil(b.length / Math.max(1, Math.floor(plotW / 90))));
+  for (let i = 0; i < b.length; i += every) {
+    const x = left + i * step + step / 2;
+    svg.append(svgEl("line", { x1: x, x2: x, y1: costTop + panel, y2: costTop + panel + 4, class: "axis" }),
+      svgEl("text", { x, y: costTop + panel + 18, class: "tick", "text-anchor": "middle" }, bucketLabel(b[i].start, h.bucket, false)));
+  }
+  const legend = svgEl("g", { class: "legend", transform: `translate(${width - right - 135},${top - 20})` });
+  legend.append(svgEl("rect", { class: "prompt", x: 0, y: 0, width: 10, height: 10 }), svgEl("text", { x: 14, y: 9, class: "tick" }, "prompt"),
+    svgEl("rect", { class: "completion", x: 60, y: 0, width: 10, height: 10 }), svgEl("text", { x: 74, y: 9, class: "tick" }, "completion"));
+  svg.append(legend);
   return svg;
 }
 
