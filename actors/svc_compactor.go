@@ -73,10 +73,22 @@ func (j *compactJob) Receive(ctx actor.Context) {
 	}
 	start := j.rt.clock.Now()
 	sctx, span := j.compactSpan()
-	ev, err := j.run(sctx)
+	ev, err := j.safeRun(sctx)
 	j.rt.tel.EndCompaction(span, ev, err)
 	ctx.Send(j.req.replyTo, &compactDone{gen: j.req.gen, forTurn: j.req.forTurn, force: j.req.force, event: ev, err: err, elapsed: j.rt.clock.Now().Sub(start)})
 	ctx.Stop(ctx.Self())
+}
+
+// safeRun is run with a panic (of the summariser's provider, or of a
+// token counter) turned into an error: the session waiting for the answer
+// gets one either way, and the job is not restarted into the same panic.
+func (j *compactJob) safeRun(ctx context.Context) (ev *messages.Compacted, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			ev, err = nil, j.rt.servicePanic("compaction", j.req.session, v)
+		}
+	}()
+	return j.run(ctx)
 }
 
 func (j *compactJob) run(ctx context.Context) (*messages.Compacted, error) {

@@ -28,11 +28,23 @@ type retrieverActor struct{ rt *Runtime }
 func (r *retrieverActor) Receive(ctx actor.Context) {
 	switch m := ctx.Message().(type) {
 	case *retrieveReq:
-		ps, err := r.rt.cfg.Knowledge.Query(r.rt.ctx, m.query, m.limit)
+		ps, err := r.query(m)
 		m.reply <- retrieveResp{passages: ps, err: err}
 	case *actor.Restarting:
 		r.rt.svcRestarts.retriever.Add(1)
 	}
+}
+
+// query asks the knowledge base, with a panic of it turned into an error,
+// so that the caller gets an answer and the next query still finds the
+// service.
+func (r *retrieverActor) query(m *retrieveReq) (ps []Passage, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			ps, err = nil, r.rt.servicePanic("knowledge query", "", v)
+		}
+	}()
+	return r.rt.cfg.Knowledge.Query(r.rt.ctx, m.query, m.limit)
 }
 
 // retrieve asks the retriever actor and waits for its answer or ctx.
