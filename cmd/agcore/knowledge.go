@@ -210,7 +210,8 @@ func (a *app) withKnowledge(ctx context.Context, create bool, f func(*knowledge.
 	if err != nil {
 		return err
 	}
-	kb, err := knowledge.New(store, knowledge.Options{Logger: a.log})
+	// The configured eviction bounds the pages whoever writes them.
+	kb, err := knowledge.New(store, knowledge.Options{Logger: a.log, Eviction: cfg.Knowledge.Eviction.KnowledgePolicy()})
 	if err != nil {
 		return errors.Join(err, store.Close())
 	}

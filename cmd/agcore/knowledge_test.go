@@ -64,3 +64,30 @@ func TestKnowledge_RetrieveNeedsAKnowledgeBase(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 }
+
+// TestKnowledge_AddAppliesTheConfiguredEviction adds three pages with
+// agcore knowledge add under a capacity policy of two pages: the
+// configuration's eviction applies to the CLI's writes too, so two pages
+// are left.
+func TestKnowledge_AddAppliesTheConfiguredEviction(t *testing.T) {
+	config := "data_dir: data\nworkspace: .\n" +
+		"knowledge:\n  enabled: true\n  eviction: {policy: capacity, max_pages: 2, check_interval: 1}\n"
+	path := writeConfig(t, config, map[string]string{
+		"a.md": "# Alpha\nThe first page.\n",
+		"b.md": "# Beta\nThe second page.\n",
+		"c.md": "# Gamma\nThe third page.\n",
+	})
+	dir := filepath.Dir(path)
+	for _, name := range []string{"a.md", "b.md", "c.md"} {
+		if code, _, stderr := runCLI(t.Context(), t, nil, "--config", path, "knowledge", "add", filepath.Join(dir, name)); code != exitOK {
+			t.Fatalf("knowledge add %s: exit %d: %s", name, code, stderr)
+		}
+	}
+	code, stdout, stderr := runCLI(t.Context(), t, nil, "--config", path, "knowledge", "list", "--json")
+	if code != exitOK {
+		t.Fatalf("knowledge list: exit %d: %s", code, stderr)
+	}
+	if n := strings.Count(stdout, "\n"); n != 2 || strings.Contains(stdout, "Alpha") {
+		t.Fatalf("knowledge list = %q; want the two newest pages (Beta, Gamma)", stdout)
+	}
+}

@@ -21,8 +21,8 @@ const (
 
 // KnowledgeEviction bounds the pages of the knowledge base, whoever writes
 // them: `agcore knowledge add`, the memory tools, an embedding program.
-// The runtime applies it on every page write it makes (an eviction pass
-// every check_interval writes).
+// The runtime and `agcore knowledge add` apply it to the page writes they
+// make (an eviction pass every check_interval writes).
 type KnowledgeEviction struct {
 	// Policy is "none" (the default: knowledge accumulates), "ttl",
 	// "capacity" or "recall".
@@ -64,8 +64,9 @@ func validateEviction(ps *problems, e KnowledgeEviction) {
 	}
 }
 
-// policy returns the knowledge base's eviction policy e describes.
-func (e KnowledgeEviction) policy() knowledge.Policy {
+// KnowledgePolicy returns the policy as the knowledge package takes it,
+// for every writer of the data directory's knowledge base.
+func (e KnowledgeEviction) KnowledgePolicy() knowledge.Policy {
 	p := knowledge.Policy{TTL: e.TTL, MaxPages: e.MaxPages, HalfLife: e.HalfLife, CheckInterval: e.CheckInterval}
 	switch e.Policy {
 	case EvictTTL:

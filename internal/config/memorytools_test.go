@@ -283,7 +283,7 @@ func TestParse_KnowledgeEviction(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := knowledge.Policy{Kind: knowledge.EvictRecallBased, MaxPages: 500, HalfLife: 72 * time.Hour, CheckInterval: 8}
-	if got := cfg.Knowledge.Eviction.policy(); got != want {
+	if got := cfg.Knowledge.Eviction.KnowledgePolicy(); got != want {
 		t.Errorf("policy = %+v, want %+v", got, want)
 	}
 	for in, want := range map[string]string{

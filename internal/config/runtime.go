@@ -264,7 +264,7 @@ func (b *Built) openKnowledge(c *Config, opts BuildOptions) error {
 		return fmt.Errorf("config: data directory %s: %w", c.DataDir, err)
 	}
 	b.closers = append(b.closers, store.Close)
-	kb, err := knowledge.New(store, knowledge.Options{Logger: log, Eviction: c.Knowledge.Eviction.policy()})
+	kb, err := knowledge.New(store, knowledge.Options{Logger: log, Eviction: c.Knowledge.Eviction.KnowledgePolicy()})
 	if err != nil {
 		return fmt.Errorf("config: knowledge: %w", err)
 	}
