@@ -51,21 +51,28 @@ func (rt *Runtime) sessionProps(c *sessionCarry, opts ...actor.PropsOption) *act
 }
 
 // activateLocked returns the handle of session id, spawning its actor when
-// none runs. rt.mu is held; it is released while an actor of the same name
-// that is stopping (a passivation) finishes.
-func (rt *Runtime) activateLocked(id string) (*sessionRef, error) {
+// none runs, and whether it spawned it. A submission first, when not nil,
+// is handed to an actor it spawns as its first command, taken up as the
+// actor starts: the session's activation and the turn's message are then
+// journaled in one append. rt.mu is held; it is released while an actor of
+// the same name that is stopping (a passivation) finishes.
+func (rt *Runtime) activateLocked(id string, first *submitCmd) (*sessionRef, bool, error) {
 	for {
 		if rt.closed {
-			return nil, ErrClosed
+			return nil, false, ErrClosed
 		}
 		if ref := rt.live[id]; ref != nil {
-			return ref, nil
+			return ref, false, nil
 		}
 		if _, ok := rt.deleting[id]; ok {
-			return nil, fmt.Errorf("%w: %s", ErrSessionDeleted, id)
+			return nil, false, fmt.Errorf("%w: %s", ErrSessionDeleted, id)
 		}
 		ref := newSessionRef(id, false)
-		pid, err := rt.system.Root.SpawnNamed(rt.sessionProps(newCarry(rt, ref, nil), actor.WithGuardian(rt.sessionStrategy)), "sessions/"+id)
+		c := newCarry(rt, ref, nil)
+		if first != nil {
+			c.pending, c.received = []*submitCmd{first}, 1
+		}
+		pid, err := rt.system.Root.SpawnNamed(rt.sessionProps(c, actor.WithGuardian(rt.sessionStrategy)), "sessions/"+id)
 		if errors.Is(err, actor.ErrNameExists) {
 			rt.mu.Unlock()
 			_ = rt.system.Root.StopFuture(pid).Wait()
@@ -73,24 +80,29 @@ func (rt *Runtime) activateLocked(id string) (*sessionRef, error) {
 			continue
 		}
 		if err != nil {
-			return nil, fmt.Errorf("actors: spawn session %s: %w", id, err)
+			return nil, false, fmt.Errorf("actors: spawn session %s: %w", id, err)
 		}
 		ref.pid = pid
 		rt.live[id] = ref
-		return ref, nil
+		return ref, true, nil
 	}
 }
 
-// post delivers cmd to session id, activating it.
+// post delivers cmd to session id, activating it. A submission that
+// activates the session is handed to the new actor with its props rather
+// than through its mailbox (see activateLocked).
 func (rt *Runtime) post(id string, cmd command) (*sessionRef, error) {
 	rt.mu.Lock()
 	defer rt.mu.Unlock()
-	ref, err := rt.activateLocked(id)
+	first, _ := cmd.(*submitCmd)
+	ref, spawned, err := rt.activateLocked(id, first)
 	if err != nil {
 		return nil, err
 	}
 	ref.posted++
-	rt.system.Root.Send(ref.pid, cmd)
+	if !spawned || first == nil {
+		rt.system.Root.Send(ref.pid, cmd)
+	}
 	return ref, nil
 }
 

@@ -80,10 +80,14 @@ type sessionActor struct {
 	log  zerolog.Logger
 	actx actor.Context
 
-	st    *memory.State
-	tail  uint64
-	turn  *turnRun
-	queue []*submitCmd
+	st   *memory.State
+	tail uint64
+	// activating is set from start until the flush that ends the
+	// actor's first message, which journals the activation with what
+	// start staged, in one append; tail already counts the activation.
+	activating memory.ActivateAppender
+	turn       *turnRun
+	queue      []*submitCmd
 
 	approvals map[string]*approvalWait // pending approvals by call id
 	live      map[string]*liveSub      // sub-agents that have not reported, by child id
@@ -302,14 +306,22 @@ func (a *sessionActor) after(f func()) {
 // journal (the state folded ahead of the append is thrown away with the
 // actor), or stops it for good when it was fenced off.
 func (a *sessionActor) flush() {
-	if len(a.staged) > 0 {
+	if len(a.staged) > 0 || a.activating != nil {
 		events := a.staged
 		a.staged = nil
-		tail, err := a.rt.journal.Append(a.rt.ctx, a.id, a.st.Activation, a.tail, events...)
-		if err != nil {
-			panic(fmt.Errorf("journal append %s/%d: %w", a.id, a.tail+1, err))
+		if a.activating != nil {
+			activation, tail, err := a.activating.ActivateAppend(a.rt.ctx, a.id, a.rt.cfg.Node, a.tail-1, events...)
+			if err != nil {
+				panic(fmt.Errorf("activate session %s: %w", a.id, err))
+			}
+			a.activating, a.st.Activation, a.tail = nil, activation, tail
+		} else {
+			tail, err := a.rt.journal.Append(a.rt.ctx, a.id, a.st.Activation, a.tail, events...)
+			if err != nil {
+				panic(fmt.Errorf("journal append %s/%d: %w", a.id, a.tail+1, err))
+			}
+			a.tail = tail
 		}
-		a.tail = tail
 	}
 	for i, ev := range a.outbox {
 		a.deliver(ev)
@@ -384,7 +396,9 @@ func (a *sessionActor) wantDeltas() bool {
 }
 
 // start loads the session from its journal, activates it (fencing off any
-// older writer), charges a sub-agent's journaled spending to its budget,
+// older writer; when the journal can, the activation is journaled in one
+// append with what start stages, such as the message of the submission
+// that activated the session), charges a sub-agent's journaled spending to its budget,
 // resumes an open turn (a sub-agent activated to settle cancels it),
 // settles the sub-agents of ended turns, runs again the plan steps that a
 // restart interrupted, and takes up the submissions received before.
@@ -397,8 +411,15 @@ func (a *sessionActor) start(ctx actor.Context) {
 	case err != nil:
 		panic(fmt.Errorf("load session %s: %w", a.id, err))
 	}
-	activation, tail, err := a.rt.journal.Activate(a.rt.ctx, a.id, a.rt.cfg.Node)
-	if err != nil {
+	var activation, tail uint64
+	if aa, ok := a.rt.journal.(memory.ActivateAppender); ok {
+		// The activation is journaled by the flush that ends this
+		// message, with what start stages (the first submission's
+		// message, when a submission activated the session), in one
+		// append after the tail loaded. Everything start sets going
+		// waits for that flush, as it always waits for what it stages.
+		activation, tail, a.activating = st.Activation+1, st.Seq+1, aa
+	} else if activation, tail, err = a.rt.journal.Activate(a.rt.ctx, a.id, a.rt.cfg.Node); err != nil {
 		panic(fmt.Errorf("activate session %s: %w", a.id, err))
 	}
 	env := messages.Envelope{V: messages.EnvelopeVersion, Seq: tail, Type: "activated", At: a.rt.clock.Now()}

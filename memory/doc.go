@@ -38,9 +38,11 @@
 // Journal is a compare-and-append log per session. Append takes the tail the
 // writer expects and its activation number; a writer that lost a race gets
 // ErrConflict, and a writer whose activation was superseded by a newer
-// Activate gets ErrFenced and must stop. Every SnapshotEvery events the
-// folded State is stored, so Load replays only the entries after the latest
-// snapshot.
+// Activate gets ErrFenced and must stop. BadgerJournal is also an
+// ActivateAppender: ActivateAppend journals an activation and the events
+// that follow it in one transaction, as Activate then Append would. Every
+// SnapshotEvery events the folded State is stored, so Load replays only the
+// entries after the latest snapshot.
 //
 // # Integrity
 //

@@ -71,6 +71,19 @@ type Journal interface {
 	Delete(ctx context.Context, session string) error
 }
 
+// ActivateAppender is implemented by a Journal that can activate a session
+// and append events after the activation in one write: a session that
+// starts with a write (a new session's first message) then costs one
+// transaction, and one fsync, instead of two. The result is the same as an
+// Activate followed by an Append of the events with the new activation.
+type ActivateAppender interface {
+	// ActivateAppend appends messages.Activated with the next activation
+	// number after expectTail, then events (there may be none), atomically,
+	// and returns the activation and the new tail. ErrConflict when the
+	// tail differs from expectTail. Durability is Append's.
+	ActivateAppend(ctx context.Context, session, node string, expectTail uint64, events ...messages.JournalEvent) (activation, tail uint64, err error)
+}
+
 // Entry is one journal entry: the stored envelope and its decoded event.
 type Entry struct {
 	Envelope messages.Envelope

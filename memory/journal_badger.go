@@ -156,30 +156,9 @@ func (j *BadgerJournal) Append(ctx context.Context, session string, activation, 
 	if len(events) == 0 {
 		return 0, fmt.Errorf("memory: journal append %s: %w: no events", session, ErrInvalidEvent)
 	}
-	at := j.opts.Clock()
-	encoded := make([]encodedEvent, len(events))
-	size := 0
-	for i, ev := range events {
-		if err := ValidateEvent(ev); err != nil {
-			return 0, fmt.Errorf("memory: journal append %s event %d: %w", session, i, err)
-		}
-		env, err := messages.NewEnvelope(0, at, ev)
-		if err != nil {
-			return 0, fmt.Errorf("memory: journal append %s event %d: %w", session, i, err)
-		}
-		// The event's JSON, as NewEnvelope made it, is stored without
-		// being checked again; masked JSON is checked once.
-		if masked := j.opts.Redactor.ContentJSON(env.Data); !sameBytes(masked, env.Data) {
-			if !json.Valid(masked) {
-				return 0, fmt.Errorf("memory: journal append %s event %d: %w: masking credentials left invalid JSON", session, i, ErrInvalidEvent)
-			}
-			env.Data = masked
-		}
-		encoded[i] = encodedEvent{env}
-		size += len(env.Data) + 128
-	}
-	if size > MaxAppendBytes {
-		return 0, fmt.Errorf("memory: journal append %s: %w: %d bytes (max %d)", session, ErrTooLarge, size, MaxAppendBytes)
+	encoded, size, err := j.encodeEvents(session, events)
+	if err != nil {
+		return 0, err
 	}
 	op := writeOp{session: session, apply: func(txn *badger.Txn, h head) (opResult, error) {
 		if activation != 0 && activation != h.Activation {
@@ -188,21 +167,7 @@ func (j *BadgerJournal) Append(ctx context.Context, session string, activation, 
 		if h.Tail != expectTail {
 			return opResult{}, fmt.Errorf("%w: expected tail %d, tail is %d", ErrConflict, expectTail, h.Tail)
 		}
-		vals := make([][]byte, len(encoded))
-		var err error
-		for i, e := range encoded {
-			e.env.Seq = h.Tail + 1 + uint64(i)
-			if vals[i], err = j.encode(e.env); err != nil {
-				return opResult{}, err
-			}
-		}
-		for i, v := range vals {
-			if err := txn.Set(journalKey(session, h.Tail+1+uint64(i)), v); err != nil {
-				return opResult{}, err
-			}
-		}
-		res := opResult{activation: h.Activation, prevTail: h.Tail, tail: h.Tail + uint64(len(vals))}
-		return res, txn.Set(headKey(session), head{Tail: res.tail, Activation: h.Activation}.encode())
+		return j.setEvents(txn, session, h, encoded)
 	}}
 	res, err := j.write(ctx, op, size)
 	if err != nil {
@@ -210,6 +175,98 @@ func (j *BadgerJournal) Append(ctx context.Context, session string, activation, 
 	}
 	j.maybeSnapshot(ctx, session, res)
 	return res.tail, nil
+}
+
+var _ ActivateAppender = (*BadgerJournal)(nil)
+
+// ActivateAppend implements ActivateAppender.
+func (j *BadgerJournal) ActivateAppend(ctx context.Context, session, node string, expectTail uint64, events ...messages.JournalEvent) (activation, tail uint64, err error) {
+	if err := ValidateSession(session); err != nil {
+		return 0, 0, err
+	}
+	at := j.opts.Clock() // read before the events' time, as Activate then Append would
+	encoded, size, err := j.encodeEvents(session, events)
+	if err != nil {
+		return 0, 0, err
+	}
+	op := writeOp{session: session, apply: func(txn *badger.Txn, h head) (opResult, error) {
+		if h.Tail != expectTail {
+			return opResult{}, fmt.Errorf("%w: expected tail %d, tail is %d", ErrConflict, expectTail, h.Tail)
+		}
+		next := h.Activation + 1
+		env, err := messages.NewEnvelope(h.Tail+1, at, messages.Activated{Activation: next, Node: node})
+		if err != nil {
+			return opResult{}, err
+		}
+		b, err := j.encode(env)
+		if err != nil {
+			return opResult{}, err
+		}
+		if err := txn.Set(journalKey(session, env.Seq), b); err != nil {
+			return opResult{}, err
+		}
+		res, err := j.setEvents(txn, session, head{Tail: env.Seq, Activation: next}, encoded)
+		res.prevTail = h.Tail
+		return res, err
+	}}
+	res, err := j.write(ctx, op, size+64)
+	if err != nil {
+		return 0, 0, fmt.Errorf("memory: journal activate %s after %d: %w", session, expectTail, err)
+	}
+	j.maybeSnapshot(ctx, session, res)
+	return res.activation, res.tail, nil
+}
+
+// encodeEvents checks and encodes events for an append to session, ahead
+// of its transaction, and returns them with their total size. Their
+// sequence numbers are set in the transaction.
+func (j *BadgerJournal) encodeEvents(session string, events []messages.JournalEvent) ([]encodedEvent, int, error) {
+	at := j.opts.Clock()
+	encoded := make([]encodedEvent, len(events))
+	size := 0
+	for i, ev := range events {
+		if err := ValidateEvent(ev); err != nil {
+			return nil, 0, fmt.Errorf("memory: journal append %s event %d: %w", session, i, err)
+		}
+		env, err := messages.NewEnvelope(0, at, ev)
+		if err != nil {
+			return nil, 0, fmt.Errorf("memory: journal append %s event %d: %w", session, i, err)
+		}
+		// The event's JSON, as NewEnvelope made it, is stored without
+		// being checked again; masked JSON is checked once.
+		if masked := j.opts.Redactor.ContentJSON(env.Data); !sameBytes(masked, env.Data) {
+			if !json.Valid(masked) {
+				return nil, 0, fmt.Errorf("memory: journal append %s event %d: %w: masking credentials left invalid JSON", session, i, ErrInvalidEvent)
+			}
+			env.Data = masked
+		}
+		encoded[i] = encodedEvent{env}
+		size += len(env.Data) + 128
+	}
+	if size > MaxAppendBytes {
+		return nil, 0, fmt.Errorf("memory: journal append %s: %w: %d bytes (max %d)", session, ErrTooLarge, size, MaxAppendBytes)
+	}
+	return encoded, size, nil
+}
+
+// setEvents writes encoded after the head h, and the head that follows
+// them, in txn.
+func (j *BadgerJournal) setEvents(txn *badger.Txn, session string, h head, encoded []encodedEvent) (opResult, error) {
+	vals := make([][]byte, len(encoded))
+	var err error
+	for i, e := range encoded {
+		e.env.Seq = h.Tail + 1 + uint64(i)
+		if vals[i], err = j.encode(e.env); err != nil {
+			return opResult{}, err
+		}
+	}
+	for i, v := range vals {
+		if err := txn.Set(journalKey(session, h.Tail+1+uint64(i)), v); err != nil {
+			return opResult{}, err
+		}
+	}
+	res := opResult{activation: h.Activation, prevTail: h.Tail, tail: h.Tail + uint64(len(vals))}
+	return res, txn.Set(headKey(session), head{Tail: res.tail, Activation: h.Activation}.encode())
 }
 
 // write runs op with the journal's durability, holding the session's lock

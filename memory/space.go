@@ -12,9 +12,9 @@ import (
 // syscall.ENOSPC.
 var ErrNoSpace = fmt.Errorf("memory: not enough free disk space: %w", syscall.ENOSPC)
 
-// DefaultMinFreeSpace is Options.MinFreeSpace when it and MemTableSize
-// are zero.
-const DefaultMinFreeSpace = 4 * DefaultMemTableSize
+// DefaultMinFreeSpace is Options.MinFreeSpace when it is zero and
+// MemTableSize is at most 16 MiB.
+const DefaultMinFreeSpace = 64 << 20
 
 // FreeSpace returns the bytes available to this process on the file system
 // that holds dir.

@@ -49,14 +49,19 @@ type Options struct {
 	// discards them.
 	Logger zerolog.Logger
 	// MemTableSize is the size of each of Badger's two memtables, in bytes.
-	// Zero means 16 MiB. Larger memtables absorb bulk loads (such as
-	// knowledge.Base.Import) in fewer, larger tables, with less compaction,
-	// for twice the size in memory.
+	// Badger allocates the first one (and room for its largest batch, about
+	// 30 % more) when the store opens, and the Go heap counts it as live
+	// from then on. Zero means DefaultMemTableSize (8 MiB), which is also
+	// the smallest accepted: a smaller memtable could not hold an append
+	// of MaxAppendBytes in one transaction. Larger memtables absorb bulk
+	// loads (such as knowledge.Base.Import) in fewer, larger tables, with
+	// less compaction, for twice the size in memory.
 	MemTableSize int64
 	// BlockCacheSize is the size of Badger's cache of decompressed table
-	// blocks, in bytes. Zero means 16 MiB. Reads that miss it decompress a
-	// block from disk; a cache holding the hot part of a large knowledge
-	// index makes its queries faster.
+	// blocks, in bytes; the cache fills as blocks are read. Zero means 16
+	// MiB. Reads that miss it decompress a block from disk; a cache holding
+	// the hot part of a large knowledge index makes its queries faster. An
+	// InMemory store has no cache: its tables are kept uncompressed.
 	BlockCacheSize int64
 	// MinFreeSpace is the free space, in bytes, that writes (journal
 	// appends, session memory) leave on the file system of Dir: a write that
@@ -64,15 +69,19 @@ type Options struct {
 	// again once space is freed. Badger's own flushes and compactions use
 	// this margin; they cannot fail cleanly on a full disk, since Badger
 	// writes through memory maps and the process would die of SIGBUS. Zero
-	// means 4 × MemTableSize (64 MiB by default); negative disables the
+	// means the larger of DefaultMinFreeSpace (64 MiB) and 4 ×
+	// MemTableSize; negative disables the
 	// check. It does not apply to InMemory and ReadOnly stores.
 	MinFreeSpace int64
 }
 
 // Defaults of Options.
 const (
-	// DefaultMemTableSize is the memtable size when Options.MemTableSize is 0.
-	DefaultMemTableSize = 16 << 20
+	// DefaultMemTableSize is the memtable size when Options.MemTableSize is
+	// 0, and the smallest accepted: Badger lets a transaction take 15 % of
+	// a memtable, and 15 % of 8 MiB holds an append of MaxAppendBytes with
+	// its keys.
+	DefaultMemTableSize = 8 << 20
 	// DefaultBlockCacheSize is the block cache size when
 	// Options.BlockCacheSize is 0.
 	DefaultBlockCacheSize = 16 << 20
@@ -134,6 +143,9 @@ func open(opts Options, tune func(*badger.Options)) (*Store, error) {
 	if opts.MemTableSize < 0 || opts.BlockCacheSize < 0 {
 		return nil, errors.New("memory: Options.MemTableSize and BlockCacheSize must not be negative")
 	}
+	if opts.MemTableSize != 0 && opts.MemTableSize < DefaultMemTableSize {
+		return nil, fmt.Errorf("memory: Options.MemTableSize %d is below %d (8 MiB), the smallest that holds an append of MaxAppendBytes in one transaction", opts.MemTableSize, DefaultMemTableSize)
+	}
 	memTable := cmp.Or(opts.MemTableSize, DefaultMemTableSize)
 	blockCache := cmp.Or(opts.BlockCacheSize, DefaultBlockCacheSize)
 	bo = bo.WithLogger(badgerLogger{opts.Logger}).
@@ -143,12 +155,17 @@ func open(opts Options, tune func(*badger.Options)) (*Store, error) {
 		// Verify what is read: each table block and each value-log value.
 		// Whole tables are verified by Open before Badger opens them.
 		WithChecksumVerificationMode(options.OnBlockRead).WithVerifyValueChecksum(true)
+	if opts.InMemory {
+		// Tables in memory are kept uncompressed, so they need no cache of
+		// decompressed blocks, and their indexes stay with them.
+		bo = bo.WithCompression(options.None).WithBlockCacheSize(0).WithIndexCacheSize(0)
+	}
 	if tune != nil {
 		tune(&bo)
 	}
 	s := &Store{logger: opts.Logger, dir: opts.Dir}
 	if !opts.InMemory && !opts.ReadOnly && opts.MinFreeSpace >= 0 && spaceGuardSupported {
-		s.space = &spaceGuard{dir: opts.Dir, reserve: cmp.Or(opts.MinFreeSpace, 4*memTable), probe: freeSpace}
+		s.space = &spaceGuard{dir: opts.Dir, reserve: cmp.Or(opts.MinFreeSpace, max(DefaultMinFreeSpace, 4*memTable)), probe: freeSpace}
 	}
 	if !opts.InMemory {
 		if err := s.prepare(&bo, opts.ReadOnly); err != nil {

@@ -1,7 +1,6 @@
 // Package openai is a providers.Provider for any endpoint that speaks the
 // OpenAI chat completions API: OpenAI itself, Azure-style proxies, Ollama,
-// vLLM, llama.cpp, DeepSeek, and agcore's own mockllm. It is built on
-// github.com/sashabaranov/go-openai.
+// vLLM, llama.cpp, DeepSeek, and agcore's own mockllm.
 //
 //	p, err := openai.New(openai.Options{
 //		BaseURL: "http://127.0.0.1:8080/v1",
@@ -12,6 +11,21 @@
 //		return err
 //	}
 //	resp, err := p.Chat(ctx, messages.Request{Messages: []messages.Message{messages.UserText("hi")}})
+//
+// # Requests
+//
+// The request body is written by this package, without reflection, into a
+// buffer reused from one request to the next, and sent with the provider's own
+// http.Client (Options.HTTPClient). It is byte for byte what
+// github.com/sashabaranov/go-openai's client sends for the same request: the
+// same members in the same order and the same headers (the API key as
+// "Authorization: Bearer", Options.Organization as OpenAI-Organization, and for
+// a stream "Accept: text/event-stream"). go-openai still provides the types of
+// the replies and of their errors (*openai.APIError for an OpenAI error object,
+// *openai.RequestError for any other error body, both wrapped in the
+// *providers.Error the provider returns), its checks of reasoning models
+// (max_tokens sent as max_completion_tokens, sampling parameters they refuse)
+// and its list of models the chat completions API does not serve.
 //
 // # Streaming
 //

@@ -2,8 +2,10 @@ package openai
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"net/url"
 	"strings"
 	"time"
@@ -33,14 +35,20 @@ var _ providers.Retrier = (*Provider)(nil)
 // api makes single attempts; Provider retries them.
 type api struct {
 	name, baseURL, model string
-	client               *oai.Client
-	timeout              time.Duration
-	log                  zerolog.Logger
-	now                  func() time.Time
-	redactor             *redact.Redactor
+	// chatURL is where requests go; authorization and organization are
+	// the values of the headers that carry Options.APIKey and
+	// Options.Organization, empty when those are.
+	chatURL, authorization, organization string
+	http                                 *http.Client
+	timeout                              time.Duration
+	log                                  zerolog.Logger
+	now                                  func() time.Time
+	redactor                             *redact.Redactor
 	// readers are the read buffers of streamed replies, reused from one
 	// reply to the next.
 	readers readerPool
+	// bodies are the buffers requests are encoded into.
+	bodies bodyPool
 }
 
 var _ providers.Provider = (*api)(nil)
@@ -72,25 +80,25 @@ func New(opts Options) (*Provider, error) {
 		}
 		hc = newHTTPClient(dial)
 	}
-	cfg := oai.DefaultConfig(opts.APIKey)
-	cfg.BaseURL = base
-	cfg.OrgID = opts.Organization
-	cfg.HTTPClient = doer{client: hc}
-
 	a := &api{
-		name:     opts.Name,
-		baseURL:  base,
-		model:    opts.Model,
-		client:   oai.NewClientWithConfig(cfg),
-		timeout:  opts.Timeout,
-		log:      opts.Logger,
-		now:      opts.Now,
-		redactor: opts.Redactor,
+		name:         opts.Name,
+		baseURL:      base,
+		model:        opts.Model,
+		chatURL:      base + "/chat/completions",
+		organization: opts.Organization,
+		http:         hc,
+		timeout:      opts.Timeout,
+		log:          opts.Logger,
+		now:          opts.Now,
+		redactor:     opts.Redactor,
 	}
 	if a.redactor == nil {
 		a.redactor = redact.New()
 	}
 	a.redactor.Add(opts.APIKey, "")
+	if opts.APIKey != "" {
+		a.authorization = "Bearer " + opts.APIKey
+	}
 	if a.name == "" {
 		a.name = DefaultName
 	}
@@ -149,11 +157,28 @@ func (a *api) badRequest(err error) error {
 	return &providers.Error{Kind: providers.KindBadRequest, Provider: a.name, Message: err.Error(), Err: err}
 }
 
+// encode writes the request body for req into a pooled buffer, or
+// reports why the request cannot be sent.
+func (a *api) encode(req messages.Request, stream bool) (*requestBody, string, error) {
+	model := req.Model
+	if model == "" {
+		model = a.model
+	}
+	b := a.bodies.get()
+	buf, err := appendRequest(b.buf, req, a.model, stream)
+	b.buf = buf
+	if err != nil {
+		b.release()
+		return nil, model, a.badRequest(err)
+	}
+	return b, model, nil
+}
+
 // Chat makes one attempt.
 func (a *api) Chat(ctx context.Context, req messages.Request) (*messages.Response, error) {
-	oreq, err := toRequest(req, a.model, false)
+	body, model, err := a.encode(req, false)
 	if err != nil {
-		return nil, a.badRequest(err)
+		return nil, err
 	}
 	if a.timeout > 0 {
 		var cancel context.CancelFunc
@@ -162,44 +187,47 @@ func (a *api) Chat(ctx context.Context, req messages.Request) (*messages.Respons
 	}
 	x := &exchange{}
 	start := time.Now()
-	resp, err := a.client.CreateChatCompletion(withExchange(ctx, x), oreq)
+	var resp *http.Response
+	if completionOnly(model) {
+		body.release()
+		err = oai.ErrChatCompletionInvalidModel
+	} else {
+		resp, err = a.post(ctx, body, false, x)
+	}
+	var out oai.ChatCompletionResponse
+	if err == nil {
+		err = json.NewDecoder(resp.Body).Decode(&out)
+		_ = resp.Body.Close()
+	}
 	if err != nil {
 		err = a.classify(ctx, err, x)
 	}
-	a.logAttempt(ctx, oreq.Model, false, x, start, err)
+	a.logAttempt(ctx, model, false, x, start, err)
 	if err != nil {
 		return nil, err
 	}
-	return fromResponse(resp), nil
+	return fromResponse(out), nil
 }
 
 // Stream makes one attempt at opening a stream.
 func (a *api) Stream(ctx context.Context, req messages.Request) (providers.Stream, error) {
-	oreq, err := toRequest(req, a.model, true)
+	body, model, err := a.encode(req, true)
 	if err != nil {
-		return nil, a.badRequest(err)
+		return nil, err
 	}
 	sctx, cancel := context.WithCancelCause(ctx)
 	var idle *time.Timer
 	if a.timeout > 0 {
 		idle = time.AfterFunc(a.timeout, func() { cancel(ErrIdle) })
 	}
-	x := &exchange{stream: true}
+	x := &exchange{}
 	start := time.Now()
-	// go-openai builds, sends and (on an error status) decodes the request;
-	// the doer takes the body of a stream that opened, which this package
-	// decodes.
-	_, err = a.client.CreateChatCompletionStream(withExchange(sctx, x), oreq)
-	switch {
-	case errors.Is(err, errBodyTaken):
-		err = nil
-	case err == nil:
-		// go-openai opened a stream the doer did not take.
-		if x.resp != nil {
-			_ = x.resp.Body.Close()
-			x.resp = nil
-		}
-		err = fmt.Errorf("openai: the HTTP client returned no response")
+	var resp *http.Response
+	if completionOnly(model) {
+		body.release()
+		err = oai.ErrChatCompletionInvalidModel
+	} else {
+		resp, err = a.post(sctx, body, true, x)
 	}
 	if err != nil {
 		err = a.classify(sctx, err, x)
@@ -207,14 +235,11 @@ func (a *api) Stream(ctx context.Context, req messages.Request) (providers.Strea
 			idle.Stop()
 		}
 		cancel(context.Canceled)
-		if x.resp != nil {
-			_ = x.resp.Body.Close()
-		}
-		a.logAttempt(ctx, oreq.Model, true, x, start, err)
+		a.logAttempt(ctx, model, true, x, start, err)
 		return nil, err
 	}
-	a.logAttempt(ctx, oreq.Model, true, x, start, nil)
-	return newStream(a, sctx, cancel, x.resp.Body, idle), nil
+	a.logAttempt(ctx, model, true, x, start, nil)
+	return newStream(a, sctx, cancel, resp.Body, idle), nil
 }
 
 func (a *api) logAttempt(ctx context.Context, model string, stream bool, x *exchange, start time.Time, err error) {

@@ -2,55 +2,100 @@ package openai
 
 import (
 	"context"
-	"errors"
+	"encoding/json"
+	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"time"
+
+	oai "github.com/sashabaranov/go-openai"
 )
 
-// exchange records the HTTP response of one call, which go-openai does not
-// expose on its errors: the status, the headers (for Retry-After) and, for a
-// stream, the body this package decodes itself.
+// exchange records the HTTP response of one call: its status and headers
+// (for Retry-After) classify a failure, and a stream's body is decoded by
+// this package.
 type exchange struct {
 	resp *http.Response
-	// stream says the call opens a stream: the doer takes a successful
-	// response's body for this package and tells go-openai errBodyTaken,
-	// so that go-openai does not wrap the body in a reader of its own (4
-	// KiB per call) that this package would never read.
-	stream bool
 }
 
-// errBodyTaken is what go-openai is told when the doer took the body of a
-// stream that opened (see exchange). It never leaves this package.
-var errBodyTaken = errors.New("openai: the stream's body is read by this package")
+// maxErrorBody caps how much of an error response is read.
+const maxErrorBody = 1 << 20
 
-type exchangeKey struct{}
-
-// withExchange returns a context under which the doer records the response
-// of the request made with it into x.
-func withExchange(ctx context.Context, x *exchange) context.Context {
-	return context.WithValue(ctx, exchangeKey{}, x)
-}
-
-// doer is the go-openai HTTPDoer. It sends requests with an *http.Client
-// and records each response into the exchange found in the request's
-// context. One exchange serves one call, made on one goroutine, so no
-// locking is needed.
-type doer struct {
-	client *http.Client
-}
-
-// Do implements openai.HTTPDoer.
-func (d doer) Do(req *http.Request) (*http.Response, error) {
-	resp, err := d.client.Do(req)
-	if x, ok := req.Context().Value(exchangeKey{}).(*exchange); ok && resp != nil {
-		x.resp = resp
-		// go-openai takes 200-399 for success (isFailureStatusCode).
-		if x.stream && err == nil && resp.StatusCode >= 200 && resp.StatusCode < 400 {
-			return nil, errBodyTaken
-		}
+// post sends the request body b to the chat completions endpoint, with the
+// headers go-openai sends for a call of that kind, and records the response
+// into x. A response with a failure status (below 200 or from 400, as
+// go-openai counts them) is read, closed and returned as the error
+// go-openai returns for it: an *oai.APIError when the body is an OpenAI
+// error object, an *oai.RequestError otherwise. post takes b over: its
+// buffer goes back to the pool once the HTTP client is done with it.
+func (a *api) post(ctx context.Context, b *requestBody, stream bool, x *exchange) (*http.Response, error) {
+	defer b.release()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, a.chatURL, nil)
+	if err != nil {
+		return nil, err
 	}
-	return resp, err
+	req.Body = b.open()
+	req.GetBody = b.getBody
+	req.ContentLength = int64(len(b.buf))
+
+	// One backing array for the header values; each value has a capacity
+	// of one, so that a transport appending to one does not touch another.
+	vals := make([]string, 0, 6)
+	set := func(key, v string) {
+		vals = append(vals, v)
+		req.Header[key] = vals[len(vals)-1 : len(vals) : len(vals)]
+	}
+	set("Content-Type", "application/json")
+	if stream {
+		set("Accept", "text/event-stream")
+		set("Cache-Control", "no-cache")
+		set("Connection", "keep-alive")
+	} else {
+		set("Accept", "application/json")
+	}
+	if a.authorization != "" {
+		set("Authorization", a.authorization)
+	}
+	if a.organization != "" {
+		set("Openai-Organization", a.organization)
+	}
+
+	resp, err := a.http.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	x.resp = resp
+	if resp.StatusCode < http.StatusOK || resp.StatusCode >= http.StatusBadRequest {
+		defer resp.Body.Close()
+		return nil, errorResponse(resp)
+	}
+	return resp, nil
+}
+
+// errorResponse decodes the body of a failure status as go-openai does.
+func errorResponse(resp *http.Response) error {
+	body, err := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
+	if err != nil {
+		return fmt.Errorf("error, reading response body: %w", err)
+	}
+	var errRes oai.ErrorResponse
+	err = json.Unmarshal(body, &errRes)
+	if err != nil || errRes.Error == nil {
+		reqErr := &oai.RequestError{
+			HTTPStatus:     resp.Status,
+			HTTPStatusCode: resp.StatusCode,
+			Err:            err,
+			Body:           body,
+		}
+		if errRes.Error != nil {
+			reqErr.Err = errRes.Error
+		}
+		return reqErr
+	}
+	errRes.Error.HTTPStatus = resp.Status
+	errRes.Error.HTTPStatusCode = resp.StatusCode
+	return errRes.Error
 }
 
 // newHTTPClient returns the client used when Options.HTTPClient is nil: no

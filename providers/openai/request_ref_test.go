@@ -4,24 +4,16 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
 
 	oai "github.com/sashabaranov/go-openai"
 
 	"github.com/agcore/agcore/messages"
 )
 
-// emptyParameters is sent for a tool that declares no parameters; OpenAI
-// rejects a function tool whose parameters are null.
-var emptyParameters = json.RawMessage(`{"type":"object","properties":{}}`)
-
-// defaultSchemaName names a JSON-schema response format that has no name;
-// OpenAI requires one.
-const defaultSchemaName = "response"
-
-// toRequest maps req onto a go-openai request. model is the model to use
-// when req names none. Anything the chat completions API cannot express
-// (audio or file parts, which go-openai cannot send) is an error.
+// toRequest maps req onto a go-openai request, as the provider did before
+// it wrote its requests itself: the tests encode its result with
+// encoding/json, as go-openai's client does, and compare the bytes with
+// appendRequest's. model is the model to use when req names none.
 func toRequest(req messages.Request, model string, stream bool) (oai.ChatCompletionRequest, error) {
 	out := oai.ChatCompletionRequest{
 		Model:           req.Model,
@@ -50,7 +42,7 @@ func toRequest(req messages.Request, model string, stream bool) (oai.ChatComplet
 		for i, t := range req.Tools {
 			params := t.Parameters
 			if len(params) == 0 {
-				params = emptyParameters
+				params = json.RawMessage(emptyParameters)
 			}
 			out.Tools[i] = oai.Tool{Type: oai.ToolTypeFunction, Function: &oai.FunctionDefinition{
 				Name: t.Name, Description: t.Description, Strict: t.Strict, Parameters: params,
@@ -102,13 +94,6 @@ func toRequest(req messages.Request, model string, stream bool) (oai.ChatComplet
 		return out, fmt.Errorf("model %s: %w", out.Model, err)
 	}
 	return out, nil
-}
-
-func nonZero(f float64) float32 {
-	if f == 0 {
-		return math.SmallestNonzeroFloat32
-	}
-	return float32(f)
 }
 
 func toMessage(m messages.Message) (oai.ChatCompletionMessage, error) {
