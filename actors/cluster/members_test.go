@@ -1,0 +1,458 @@
+package cluster_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/agcore/agcore/actors/cluster"
+	"github.com/agcore/agcore/memory/jetstream"
+	"github.com/agcore/agcore/memory/jetstream/natstest"
+	"github.com/agcore/agcore/messages"
+)
+
+// proc is a member process and the JSON lines it logged.
+type proc struct {
+	name string
+	cmd  *exec.Cmd
+	addr string // remote address, from its "member ready" line
+
+	mu      sync.Mutex
+	lines   []map[string]any
+	raw     []string
+	changed chan struct{}
+	exited  chan struct{}
+}
+
+// waitLine waits until the process has logged a line for which match is
+// true, and returns it.
+func (p *proc) waitLine(ctx context.Context, what string, match func(map[string]any) bool) (map[string]any, error) {
+	seen := 0
+	for {
+		p.mu.Lock()
+		lines, changed := p.lines, p.changed
+		p.mu.Unlock()
+		for ; seen < len(lines); seen++ {
+			if match(lines[seen]) {
+				return lines[seen], nil
+			}
+		}
+		select {
+		case <-changed:
+		case <-p.exited:
+			return nil, fmt.Errorf("%s exited before logging %s", p.name, what)
+		case <-ctx.Done():
+			return nil, fmt.Errorf("%s did not log %s: %w", p.name, what, ctx.Err())
+		}
+	}
+}
+
+func (p *proc) tail(n int) string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return strings.Join(p.raw[max(0, len(p.raw)-n):], "\n")
+}
+
+func msgIs(msg string, kv ...string) func(map[string]any) bool {
+	return func(l map[string]any) bool {
+		if l["message"] != msg {
+			return false
+		}
+		for i := 0; i+1 < len(kv); i += 2 {
+			if fmt.Sprint(l[kv[i]]) != kv[i+1] {
+				return false
+			}
+		}
+		return true
+	}
+}
+
+func freePort(t *testing.T) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+// testCluster is 3 NATS servers, 3 member processes and a client in the
+// test process.
+type testCluster struct {
+	t       *testing.T
+	nats    *natstest.Cluster
+	procs   []*proc
+	client  *cluster.Member
+	charges string
+	journal *jetstream.Journal
+}
+
+// The membership refresh and the request attempts of the tests.
+const (
+	refresh = 200 * time.Millisecond
+	attempt = 500 * time.Millisecond
+)
+
+// syncBuffer is a bytes.Buffer safe for concurrent writes.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+func startCluster(ctx context.Context, t *testing.T, members int) (tc *testCluster) {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tc = &testCluster{t: t, nats: natstest.RunCluster(ctx, t, 3, natstest.Options{}), charges: filepath.Join(t.TempDir(), "charges")}
+	// The journal's streams are created once, before the members start,
+	// as a deployment would (and so is the session memory's bucket): members racing to create them on a cluster
+	// that has just formed can outwait their first request.
+	nc := natstest.Connect(t, tc.nats.URLs())
+	if tc.journal, err = jetstream.New(ctx, jetstream.Config{Conn: nc, Streams: 3}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := jetstream.NewSessionMemory(ctx, jetstream.SessionMemoryConfig{Conn: nc}); err != nil {
+		t.Fatal(err)
+	}
+	// Start-up ends early when a member exits.
+	startCtx, startCancel := context.WithCancelCause(ctx)
+	defer startCancel(nil)
+	health := make([]int, members)
+	seeds := make([]string, members)
+	for i := range health {
+		health[i] = freePort(t)
+		seeds[i] = net.JoinHostPort("127.0.0.1", strconv.Itoa(health[i]))
+	}
+	for i := range members {
+		cfg, err := json.Marshal(memberConfig{
+			Name: fmt.Sprintf("m%d", i+1), NATS: tc.nats.URLs(), Port: freePort(t), HealthPort: health[i],
+			Seeds: seeds, Refresh: refresh, Charges: tc.charges,
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := &proc{name: fmt.Sprintf("m%d", i+1), changed: make(chan struct{}), exited: make(chan struct{})}
+		p.cmd = exec.Command(exe, "-test.run=^$")
+		p.cmd.Env = append(os.Environ(), memberEnv+"="+string(cfg))
+		p.cmd.Stderr = os.Stderr
+		out, err := p.cmd.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := p.cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() {
+			_ = p.cmd.Process.Signal(syscall.SIGCONT)
+			_ = p.cmd.Process.Kill()
+			<-p.exited
+			if t.Failed() {
+				t.Logf("last lines of %s:\n%s", p.name, p.tail(40))
+			}
+		})
+		go func() {
+			sc := bufio.NewScanner(out)
+			sc.Buffer(make([]byte, 64<<10), 4<<20)
+			for sc.Scan() {
+				var l map[string]any
+				_ = json.Unmarshal(sc.Bytes(), &l)
+				p.mu.Lock()
+				p.raw = append(p.raw, sc.Text())
+				if l != nil {
+					p.lines = append(p.lines, l)
+					close(p.changed)
+					p.changed = make(chan struct{})
+				}
+				p.mu.Unlock()
+			}
+			err := p.cmd.Wait()
+			startCancel(fmt.Errorf("%s exited: %v", p.name, err))
+			close(p.exited)
+		}()
+		tc.procs = append(tc.procs, p)
+	}
+	for _, p := range tc.procs {
+		l, err := p.waitLine(startCtx, "member ready", msgIs("test: member ready"))
+		if err != nil {
+			t.Fatal(err, context.Cause(startCtx))
+		}
+		p.addr = l["address"].(string)
+		if _, err := p.waitLine(startCtx, "a topology of every member", msgIs("cluster: topology", "members", strconv.Itoa(members))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var logs syncBuffer
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("the client's log:\n%s", logs.String())
+		}
+	})
+	tc.client, err = cluster.Start(ctx, cluster.Config{Seeds: seeds, Refresh: refresh, Attempt: attempt,
+		Logger: zerolog.New(&logs).Level(zerolog.InfoLevel)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		_ = tc.client.Shutdown(sctx)
+	})
+	if err := tc.client.WaitMembers(ctx, members); err != nil {
+		t.Fatal(err)
+	}
+	return tc
+}
+
+func (tc *testCluster) byAddr(addr string) *proc {
+	for _, p := range tc.procs {
+		if p.addr == addr {
+			return p
+		}
+	}
+	tc.t.Fatalf("no member at %s", addr)
+	return nil
+}
+
+// waitCharge waits until some member logs that the charge of session
+// started, and returns that member.
+func (tc *testCluster) waitCharge(ctx context.Context, session string) *proc {
+	tc.t.Helper()
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	found := make(chan *proc, len(tc.procs))
+	for _, p := range tc.procs {
+		go func() {
+			if _, err := p.waitLine(ctx, "charge started", msgIs("test: charge started", "session", session)); err == nil {
+				found <- p
+			}
+		}()
+	}
+	select {
+	case p := <-found:
+		return p
+	case <-ctx.Done():
+		tc.t.Fatalf("no member started the charge of %s: %v", session, ctx.Err())
+		return nil
+	}
+}
+
+// charges returns how many times each call of session was charged.
+func (tc *testCluster) chargesOf(session string) map[string]int {
+	tc.t.Helper()
+	data, err := os.ReadFile(tc.charges)
+	if err != nil {
+		tc.t.Fatal(err)
+	}
+	out := make(map[string]int)
+	for line := range strings.Lines(string(data)) {
+		f := strings.Fields(line)
+		if len(f) == 3 && f[0] == session {
+			out[f[1]]++
+		}
+	}
+	return out
+}
+
+// audit reads session's journal and checks it is contiguous from seq 1;
+// it returns the events.
+func (tc *testCluster) audit(ctx context.Context, session string) []messages.JournalEvent {
+	tc.t.Helper()
+	var evs []messages.JournalEvent
+	var want uint64 = 1
+	for e, err := range tc.journal.Read(ctx, session, 1) {
+		if err != nil {
+			tc.t.Fatalf("journal of %s: %v", session, err)
+		}
+		if e.Envelope.Seq != want {
+			tc.t.Fatalf("journal of %s: seq %d where %d was due", session, e.Envelope.Seq, want)
+		}
+		want++
+		evs = append(evs, e.Event)
+	}
+	return evs
+}
+
+// TestThreeMembers runs sessions as cluster grains on 3 member processes
+// over 3 NATS servers (an R3 journal): placement, failover after SIGKILL
+// mid-tool, and fencing of a copy paused with SIGSTOP.
+func TestThreeMembers(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts 3 NATS servers and 3 member processes (about 30 s); skipped under -short")
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
+	defer cancel()
+	tc := startCluster(ctx, t, 3)
+
+	t.Run("placement", func(t *testing.T) {
+		ctx, cancel := context.WithTimeout(ctx, 60*time.Second)
+		defer cancel()
+		per := make(map[string]int)
+		for i := range 30 {
+			id := fmt.Sprintf("place-%d", i)
+			reply, err := tc.client.Submit(ctx, id, id+"-t1", "hello")
+			if err != nil {
+				t.Fatalf("turn on %s: %v", id, err)
+			}
+			if reply.Result == nil || reply.Result.Outcome != messages.OutcomeCompleted || reply.Result.Text != "ok" {
+				t.Fatalf("turn on %s = %+v", id, reply)
+			}
+			per[tc.byAddr(reply.Member).name]++
+		}
+		t.Logf("30 sessions per member: %v", per)
+		if len(per) != 3 {
+			t.Errorf("30 sessions landed on %d members (%v), want all 3", len(per), per)
+		}
+	})
+
+	t.Run("sigkill", func(t *testing.T) {
+		ctx, cancel := context.WithTimeout(ctx, 60*time.Second)
+		defer cancel()
+		const id = "kill-0"
+		type outcome struct {
+			reply *cluster.TurnReply
+			err   error
+			at    time.Time
+		}
+		done := make(chan outcome, 1)
+		go func() {
+			r, err := tc.client.Submit(ctx, id, "kill-t1", "charge-long")
+			done <- outcome{r, err, time.Now()}
+		}()
+		host := tc.waitCharge(ctx, id)
+		killed := time.Now()
+		if err := host.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+			t.Fatal(err)
+		}
+		var o outcome
+		select {
+		case o = <-done:
+		case <-ctx.Done():
+			t.Fatalf("the turn did not complete after %s was killed: %v", host.name, ctx.Err())
+		}
+		if o.err != nil {
+			t.Fatalf("turn after the kill: %v", o.err)
+		}
+		t.Logf("failover: %s killed mid-tool, turn answered by %s %v later", host.name, tc.byAddr(o.reply.Member).name, o.at.Sub(killed).Round(time.Millisecond))
+		if o.reply.Member == host.addr {
+			t.Errorf("answered by the killed member %s", host.name)
+		}
+		if r := o.reply.Result; r == nil || r.Outcome != messages.OutcomeCompleted || r.Text != "charged" {
+			t.Errorf("turn after the kill = %+v, want completed with %q", o.reply.Result, "charged")
+		}
+		for call, n := range tc.chargesOf(id) {
+			if n != 1 {
+				t.Errorf("call %s of %s charged %d times, want once", call, id, n)
+			}
+		}
+		var completed int
+		for _, ev := range tc.audit(ctx, id) {
+			if _, ok := ev.(messages.TurnCompleted); ok {
+				completed++
+			}
+		}
+		if completed != 1 {
+			t.Errorf("%d TurnCompleted in the journal of %s, want 1", completed, id)
+		}
+	})
+
+	t.Run("sigstop", func(t *testing.T) {
+		ctx, cancel := context.WithTimeout(ctx, 60*time.Second)
+		defer cancel()
+		const id = "stop-0"
+		done := make(chan *cluster.TurnReply, 1)
+		errc := make(chan error, 1)
+		go func() {
+			r, err := tc.client.Submit(ctx, id, "stop-t1", "charge-short")
+			if err != nil {
+				errc <- err
+				return
+			}
+			done <- r
+		}()
+		host := tc.waitCharge(ctx, id)
+		if err := host.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
+			t.Fatal(err)
+		}
+		var reply *cluster.TurnReply
+		select {
+		case reply = <-done:
+		case err := <-errc:
+			t.Fatalf("turn while %s is stopped: %v", host.name, err)
+		case <-ctx.Done():
+			t.Fatalf("the turn did not complete while %s was stopped: %v", host.name, ctx.Err())
+		}
+		if reply.Member == host.addr {
+			t.Fatalf("answered by the stopped member %s", host.name)
+		}
+		t.Logf("%s stopped mid-tool; the turn completed on %s", host.name, tc.byAddr(reply.Member).name)
+		if err := host.cmd.Process.Signal(syscall.SIGCONT); err != nil {
+			t.Fatal(err)
+		}
+		// The old copy's tool ends (its hold elapsed while it was stopped)
+		// and its result's append is refused: the copy stops.
+		if _, err := host.waitLine(ctx, "its copy fenced", msgIs("cluster: session fenced by a newer activation; its copy here stopped", "session", id)); err != nil {
+			t.Fatal(err)
+		}
+		for call, n := range tc.chargesOf(id) {
+			if n != 1 {
+				t.Errorf("call %s of %s charged %d times, want once", call, id, n)
+			}
+		}
+		evs := tc.audit(ctx, id)
+		fence := -1
+		for i, ev := range evs {
+			if a, ok := ev.(messages.Activated); ok && a.Node != host.name {
+				fence = i
+			}
+		}
+		if fence < 0 {
+			t.Fatalf("no activation by another member than %s in %v", host.name, evs)
+		}
+		results := 0
+		for _, ev := range evs[fence:] {
+			switch e := ev.(type) {
+			case messages.ToolResult:
+				results++
+				if e.Content == "charged by "+host.name {
+					t.Errorf("the fenced copy's tool result landed after the fence: %+v", e)
+				}
+			case messages.Activated:
+				if e.Node == host.name {
+					t.Errorf("the stopped member activated the session again after the fence")
+				}
+			}
+		}
+		if results != 1 {
+			t.Errorf("%d tool results after the fence, want 1 (the interruption)", results)
+		}
+	})
+}
