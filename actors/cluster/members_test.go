@@ -411,6 +411,7 @@ func TestThreeMembers(t *testing.T) {
 			done <- r
 		}()
 		host := tc.waitCharge(ctx, id)
+		paused := time.Now()
 		if err := host.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
 			t.Fatal(err)
 		}
@@ -425,7 +426,7 @@ func TestThreeMembers(t *testing.T) {
 		if reply.Member == host.addr {
 			t.Fatalf("answered by the stopped member %s", host.name)
 		}
-		t.Logf("%s stopped mid-tool; the turn completed on %s", host.name, tc.byAddr(reply.Member).name)
+		t.Logf("%s stopped mid-tool; the turn completed on %s %v later", host.name, tc.byAddr(reply.Member).name, time.Since(paused).Round(time.Millisecond))
 		if err := host.cmd.Process.Signal(syscall.SIGCONT); err != nil {
 			t.Fatal(err)
 		}
