@@ -206,6 +206,10 @@ func Start(ctx context.Context, cfg Config) (*Member, error) {
 		system.Shutdown()
 		return nil, err
 	}
+	if cfg.Runtime != nil {
+		// A fresh actor system has no actor of that name.
+		_, _ = system.Root.SpawnNamed(actor.PropsFromProducer(func() actor.Actor { return &infoActor{m: m} }), infoActorName)
+	}
 	m.logger.Info().Str("address", m.addr).Bool("member", cfg.Runtime != nil).Msg("cluster: joined")
 	return m, nil
 }

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -328,6 +329,7 @@ func TestThreeMembers(t *testing.T) {
 		ctx, cancel := context.WithTimeout(ctx, 60*time.Second)
 		defer cancel()
 		per := make(map[string]int)
+		placed := make(map[string]string) // session -> member address
 		for i := range 30 {
 			id := fmt.Sprintf("place-%d", i)
 			reply, err := tc.client.Submit(ctx, id, id+"-t1", "hello")
@@ -338,10 +340,34 @@ func TestThreeMembers(t *testing.T) {
 				t.Fatalf("turn on %s = %+v", id, reply)
 			}
 			per[tc.byAddr(reply.Member).name]++
+			placed[id] = reply.Member
 		}
 		t.Logf("30 sessions per member: %v", per)
 		if len(per) != 3 {
 			t.Errorf("30 sessions landed on %d members (%v), want all 3", len(per), per)
+		}
+		// Every member lists the sessions it ran, and only those.
+		infos, err := tc.client.Overview(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(infos) != 3 {
+			t.Fatalf("overview of %d members, want 3: %+v", len(infos), infos)
+		}
+		for _, info := range infos {
+			if info.Error != "" {
+				t.Errorf("member %s: %s", info.Address, info.Error)
+			}
+			var want []string
+			for id, addr := range placed {
+				if addr == info.Address {
+					want = append(want, id)
+				}
+			}
+			slices.Sort(want)
+			if !slices.Equal(info.Sessions, want) {
+				t.Errorf("member %s lists sessions %v, want %v", info.Address, info.Sessions, want)
+			}
 		}
 	})
 

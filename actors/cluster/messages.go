@@ -76,9 +76,13 @@ const (
 	NameCancelTurn    = "agcore.CancelTurn.v1"
 	NameCancelReply   = "agcore.CancelReply.v1"
 	NameUnknownReply  = "agcore.UnknownReply.v1"
+
+	NameMemberStatusRequest = "agcore.MemberStatusRequest.v1"
+	NameMemberStatusReply   = "agcore.MemberStatusReply.v1"
 )
 
-// NewMessages returns a registry of every message above.
+// NewMessages returns a registry of every message above and of the
+// members' status messages (overview.go).
 func NewMessages() *Registry {
 	r := NewRegistry()
 	Register[SubmitTurn](r, NameSubmitTurn)
@@ -88,5 +92,7 @@ func NewMessages() *Registry {
 	Register[CancelTurn](r, NameCancelTurn)
 	Register[CancelReply](r, NameCancelReply)
 	Register[UnknownReply](r, NameUnknownReply)
+	Register[MemberStatusRequest](r, NameMemberStatusRequest)
+	Register[MemberStatusReply](r, NameMemberStatusReply)
 	return r
 }

@@ -28,6 +28,8 @@ func TestWire_RoundTrip(t *testing.T) {
 		&CancelTurn{},
 		&CancelReply{Member: "m", Cancelled: true},
 		&UnknownReply{Member: "m", Type: "agcore.Future.v9"},
+		&MemberStatusRequest{},
+		&MemberStatusReply{Member: "m", Sessions: []string{"a", "b"}},
 	}
 	for _, msg := range msgs {
 		env, err := r.Encode(msg)
