@@ -61,13 +61,13 @@ func (v *view) set(n int) {
 	v.changed = make(chan struct{})
 }
 
-// WaitMembers waits until the member sees exactly n members, or ctx ends.
+// WaitMembers waits until the member sees at least n members, or ctx ends.
 func (m *Member) WaitMembers(ctx context.Context, n int) error {
 	for {
 		m.view.mu.Lock()
 		got, changed := m.view.members, m.view.changed
 		m.view.mu.Unlock()
-		if got == n {
+		if got >= n {
 			return nil
 		}
 		select {
