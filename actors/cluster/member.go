@@ -38,8 +38,9 @@ type Config struct {
 	// Name is the cluster's name; members of other clusters are ignored.
 	// Empty means "agcore".
 	Name string
-	// Host is the address the member listens on and announces. Empty
-	// means 127.0.0.1.
+	// Host is the address the member listens on and announces to the
+	// others, so it must be one they can reach (not 0.0.0.0). Empty means
+	// 127.0.0.1.
 	Host string
 	// Port is the port of the member's remote endpoint (the actor
 	// messages). Zero picks a free port, which suits a client only:
@@ -116,6 +117,9 @@ func (cfg Config) withDefaults() (Config, error) {
 		return cfg, configErr("IdleTimeout", "negative (%v)", cfg.IdleTimeout)
 	case cfg.Port < 0 || cfg.Port > 65535:
 		return cfg, configErr("Port", "%d is not a port", cfg.Port)
+	}
+	if ip := net.ParseIP(cfg.Host); ip != nil && ip.IsUnspecified() {
+		return cfg, configErr("Host", "%s is announced to the other members, who cannot reach it: give this machine's address", cfg.Host)
 	}
 	for _, s := range cfg.Seeds {
 		if _, _, err := net.SplitHostPort(s); err != nil {
@@ -202,7 +206,11 @@ func Start(ctx context.Context, cfg Config) (*Member, error) {
 	m.sub = m.watchTopology(system)
 	if err := m.join(cfg.Runtime != nil); err != nil {
 		m.cancel()
+		m.sub.stop()
 		_ = m.health.Close()
+		if m.health.Listener != nil {
+			_ = m.health.Listener.Close()
+		}
 		system.Shutdown()
 		return nil, err
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/agcore/agcore/actors"
 	"github.com/agcore/agcore/actors/cluster"
 )
 
@@ -62,6 +63,9 @@ func TestStart_Config(t *testing.T) {
 		{"bad seed", cluster.Config{Seeds: []string{"nohost"}}, "Seeds"},
 		{"attempt over protoactor's 5 s", cluster.Config{Seeds: []string{"127.0.0.1:1"}, Attempt: 5 * time.Second}, "Attempt"},
 		{"negative refresh", cluster.Config{Seeds: []string{"127.0.0.1:1"}, Refresh: -1}, "Refresh"},
+		{"unspecified host", cluster.Config{Seeds: []string{"127.0.0.1:1"}, Host: "0.0.0.0"}, "Host"},
+		{"member without ports", cluster.Config{Seeds: []string{"127.0.0.1:1"}, Runtime: &actors.Runtime{}}, "Port"},
+		{"member not among the seeds", cluster.Config{Seeds: []string{"127.0.0.1:1"}, Runtime: &actors.Runtime{}, Port: 2, HealthPort: 3}, "Seeds"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := cluster.Start(t.Context(), tc.cfg)
