@@ -21,6 +21,7 @@ import (
 	"github.com/agcore/agcore/actors"
 	"github.com/agcore/agcore/actors/cluster"
 	"github.com/agcore/agcore/memory/jetstream"
+	"github.com/agcore/agcore/memory/jetstream/natstest"
 	"github.com/agcore/agcore/messages"
 	"github.com/agcore/agcore/providers/scripted"
 	"github.com/agcore/agcore/toolsys"
@@ -33,6 +34,7 @@ const memberEnv = "AGCORE_CLUSTER_TEST_MEMBER"
 type memberConfig struct {
 	Name       string        `json:"name"`
 	NATS       string        `json:"nats"`
+	Streams    int           `json:"streams"`
 	Port       int           `json:"port"`
 	HealthPort int           `json:"health_port"`
 	Seeds      []string      `json:"seeds"`
@@ -41,6 +43,7 @@ type memberConfig struct {
 }
 
 func TestMain(m *testing.M) {
+	natstest.ServeIfChild()
 	if cfg := os.Getenv(memberEnv); cfg != "" {
 		if err := runMember(cfg); err != nil {
 			fmt.Fprintln(os.Stderr, "member:", err)
@@ -75,12 +78,12 @@ func runMember(raw string) error {
 	// machine may need; the turns use the runtime's own contexts.
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	nc, err := nats.Connect(cfg.NATS, nats.MaxReconnects(-1))
+	nc, err := nats.Connect(cfg.NATS, nats.MaxReconnects(-1), nats.ReconnectWait(50*time.Millisecond))
 	if err != nil {
 		return err
 	}
 	defer nc.Close()
-	j, err := jetstream.New(ctx, jetstream.Config{Conn: nc, Streams: 3})
+	j, err := jetstream.New(ctx, jetstream.Config{Conn: nc, Streams: cfg.Streams})
 	if err != nil {
 		return err
 	}

@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats.go"
 	"github.com/rs/zerolog"
 
 	"github.com/agcore/agcore/actors/cluster"
@@ -96,7 +97,8 @@ func freePort(t testing.TB) int {
 // test process.
 type testCluster struct {
 	t       testing.TB
-	nats    *natstest.Cluster
+	urls    string     // the NATS servers
+	nc      *nats.Conn // the test's connection to them
 	procs   []*proc
 	client  *cluster.Member
 	charges string
@@ -127,22 +129,47 @@ func (b *syncBuffer) String() string {
 	return b.buf.String()
 }
 
-func startCluster(ctx context.Context, t testing.TB, members int) (tc *testCluster) {
+// startCluster starts members member processes, and a client in the
+// test process, on 3 NATS servers embedded in the test process, with the
+// journal hashed over 3 streams.
+func startCluster(ctx context.Context, t testing.TB, members int) *testCluster {
+	t.Helper()
+	return startMembers(ctx, t, natstest.RunCluster(ctx, t, 3, natstest.Options{}).URLs(), 3, members)
+}
+
+// startMembers starts members member processes, and a client in the test
+// process, on the NATS servers at urls, with the journal hashed over
+// streams streams.
+func startMembers(ctx context.Context, t testing.TB, urls string, streams, members int) (tc *testCluster) {
 	t.Helper()
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
-	tc = &testCluster{t: t, nats: natstest.RunCluster(ctx, t, 3, natstest.Options{}), charges: filepath.Join(t.TempDir(), "charges")}
+	tc = &testCluster{t: t, urls: urls, charges: filepath.Join(t.TempDir(), "charges")}
 	// The journal's streams are created once, before the members start,
-	// as a deployment would (and so is the session memory's bucket): members racing to create them on a cluster
-	// that has just formed can outwait their first request.
-	nc := natstest.Connect(t, tc.nats.URLs())
-	if tc.journal, err = jetstream.New(ctx, jetstream.Config{Conn: nc, Streams: 3}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := jetstream.NewSessionMemory(ctx, jetstream.SessionMemoryConfig{Conn: nc}); err != nil {
-		t.Fatal(err)
+	// as a deployment would (and so is the session memory's bucket):
+	// members racing to create them on a cluster that has just formed can
+	// outwait their first request. A cluster of server processes may
+	// still be electing its meta leader.
+	tc.nc = natstest.Connect(t, urls, nats.MaxReconnects(-1), nats.ReconnectWait(50*time.Millisecond))
+	tick := time.NewTicker(50 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		actx, acancel := context.WithTimeout(ctx, 2*time.Second)
+		tc.journal, err = jetstream.New(actx, jetstream.Config{Conn: tc.nc, Streams: streams})
+		if err == nil {
+			_, err = jetstream.NewSessionMemory(actx, jetstream.SessionMemoryConfig{Conn: tc.nc})
+		}
+		acancel()
+		if err == nil {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("no journal on the NATS servers: %v", err)
+		case <-tick.C:
+		}
 	}
 	// Start-up ends early when a member exits.
 	startCtx, startCancel := context.WithCancelCause(ctx)
@@ -155,7 +182,7 @@ func startCluster(ctx context.Context, t testing.TB, members int) (tc *testClust
 	}
 	for i := range members {
 		cfg, err := json.Marshal(memberConfig{
-			Name: fmt.Sprintf("m%d", i+1), NATS: tc.nats.URLs(), Port: freePort(t), HealthPort: health[i],
+			Name: fmt.Sprintf("m%d", i+1), NATS: urls, Streams: streams, Port: freePort(t), HealthPort: health[i],
 			Seeds: seeds, Refresh: refresh, Charges: tc.charges,
 		})
 		if err != nil {
