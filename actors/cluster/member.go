@@ -13,6 +13,7 @@ import (
 	"net/http"
 	"slices"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -82,6 +83,9 @@ const (
 
 // ErrConfig is wrapped by every error Start returns for a Config field.
 var ErrConfig = errors.New("cluster: invalid config")
+
+// ErrClosed is returned by a second Shutdown.
+var ErrClosed = errors.New("cluster: member shut down")
 
 func configErr(field, format string, args ...any) error {
 	return fmt.Errorf("%w: %s: %s", ErrConfig, field, fmt.Sprintf(format, args...))
@@ -157,6 +161,7 @@ type Member struct {
 	// ctx ends at Shutdown; the grains' turns and waits derive from it.
 	ctx    context.Context
 	cancel context.CancelFunc
+	closed atomic.Bool
 }
 
 // Start joins the cluster: as a member hosting session grains when
@@ -172,7 +177,6 @@ func Start(ctx context.Context, cfg Config) (*Member, error) {
 		return nil, err
 	}
 	m := &Member{cfg: cfg, logger: cfg.Logger, wire: NewMessages(), view: newView()}
-	m.ctx, m.cancel = context.WithCancel(context.Background())
 	port := cfg.Port
 	if port == 0 {
 		if port, err = freePort(cfg.Host); err != nil {
@@ -204,6 +208,12 @@ func Start(ctx context.Context, cfg Config) (*Member, error) {
 	ccfg := cluster.Configure(cfg.Name, m.prov, disthash.New(), remote.Configure(cfg.Host, port), kinds...)
 	m.cl = cluster.New(system, ccfg)
 	m.sub = m.watchTopology(system)
+	m.ctx, m.cancel = context.WithCancel(context.Background())
+	if cfg.Runtime != nil {
+		// The info actor answers Overview from the moment the member is
+		// seen; a fresh actor system has no actor of that name.
+		_, _ = system.Root.SpawnNamed(actor.PropsFromProducer(func() actor.Actor { return &infoActor{m: m} }), infoActorName)
+	}
 	if err := m.join(cfg.Runtime != nil); err != nil {
 		m.cancel()
 		m.sub.stop()
@@ -213,10 +223,6 @@ func Start(ctx context.Context, cfg Config) (*Member, error) {
 		}
 		system.Shutdown()
 		return nil, err
-	}
-	if cfg.Runtime != nil {
-		// A fresh actor system has no actor of that name.
-		_, _ = system.Root.SpawnNamed(actor.PropsFromProducer(func() actor.Actor { return &infoActor{m: m} }), infoActorName)
 	}
 	m.logger.Info().Str("address", m.addr).Bool("member", cfg.Runtime != nil).Msg("cluster: joined")
 	return m, nil
@@ -255,8 +261,12 @@ func (m *Member) Members() []string {
 // Shutdown leaves the cluster: the grains stop (their sessions stay on
 // the runtime, which the caller shuts down), the membership endpoint
 // closes, and the other members notice within Config.Refresh. It waits
-// for protoactor's graceful leave, about two seconds, or ctx.
+// for protoactor's graceful leave, about two seconds, or ctx. Calling it
+// again returns ErrClosed.
 func (m *Member) Shutdown(ctx context.Context) error {
+	if !m.closed.CompareAndSwap(false, true) {
+		return ErrClosed
+	}
 	m.cancel()
 	m.sub.stop()
 	done := make(chan struct{})

@@ -29,7 +29,14 @@ func TestRequest_RetriesOnlyIdempotent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = m.Shutdown(context.Background()) })
+	t.Cleanup(func() {
+		if err := m.Shutdown(context.Background()); err != nil {
+			t.Errorf("Shutdown: %v", err)
+		}
+		if err := m.Shutdown(context.Background()); !errors.Is(err, cluster.ErrClosed) {
+			t.Errorf("second Shutdown: %v, want ErrClosed", err)
+		}
+	})
 
 	attempts := func() int { return strings.Count(logs.String(), `"message":"cluster: attempt without answer"`) }
 
