@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -20,6 +21,7 @@ import (
 
 	"github.com/nats-io/nats.go"
 	"github.com/rs/zerolog"
+	"google.golang.org/protobuf/types/known/anypb"
 
 	"github.com/agcore/agcore/actors/cluster"
 	"github.com/agcore/agcore/memory/jetstream"
@@ -395,6 +397,21 @@ func TestThreeMembers(t *testing.T) {
 			if !slices.Equal(info.Sessions, want) {
 				t.Errorf("member %s lists sessions %v, want %v", info.Address, info.Sessions, want)
 			}
+		}
+	})
+
+	t.Run("unknown type", func(t *testing.T) {
+		ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+		defer cancel()
+		// A message only a newer member would know: its grain answers that
+		// it does not know the type, and goes on serving the session.
+		_, err := tc.client.SendEnvelope(ctx, "place-0", &anypb.Any{TypeUrl: "agcore.Future.v9", Value: []byte(`{"x":1}`)}, false)
+		if !errors.Is(err, cluster.ErrUnknownType) {
+			t.Fatalf("unknown message: error %v, want ErrUnknownType", err)
+		}
+		reply, err := tc.client.Submit(ctx, "place-0", "place-0-t2", "hello")
+		if err != nil || reply.Result == nil || reply.Result.Turn != 1 {
+			t.Fatalf("turn after the unknown message = %+v, %v", reply, err)
 		}
 	})
 

@@ -135,6 +135,11 @@ func (m *Member) request(ctx context.Context, session string, msg any, idempoten
 	if err != nil {
 		return nil, err
 	}
+	return m.send(ctx, session, env, idempotent)
+}
+
+// send is request for an encoded message.
+func (m *Member) send(ctx context.Context, session string, env *anypb.Any, idempotent bool) (any, error) {
 	pause := backoffMin
 	for attempt := 1; ; attempt++ {
 		if err := ctx.Err(); err != nil {
