@@ -24,6 +24,7 @@ import (
 	"google.golang.org/protobuf/types/known/anypb"
 
 	"github.com/agcore/agcore/actors/cluster"
+	"github.com/agcore/agcore/memory"
 	"github.com/agcore/agcore/memory/jetstream"
 	"github.com/agcore/agcore/memory/jetstream/natstest"
 	"github.com/agcore/agcore/messages"
@@ -415,41 +416,111 @@ func TestThreeMembers(t *testing.T) {
 		}
 	})
 
+	t.Run("stream of a journaled turn", func(t *testing.T) {
+		ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+		defer cancel()
+		// place-1's turn place-1-t1 ran during placement: streaming it
+		// again runs nothing and yields nothing.
+		before, err := tc.journal.Tail(ctx, "place-1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for e, err := range tc.client.Stream(ctx, tc.journal, "place-1", "place-1-t1", "hello") {
+			t.Errorf("stream of a journaled turn yielded %+v, %v", e, err)
+		}
+		if after, err := tc.journal.Tail(ctx, "place-1"); err != nil || after != before {
+			t.Errorf("place-1's tail went from %d to %d (%v): the turn ran again", before, after, err)
+		}
+	})
+
 	t.Run("sigkill", func(t *testing.T) {
 		ctx, cancel := context.WithTimeout(ctx, 60*time.Second)
 		defer cancel()
 		const id = "kill-0"
-		type outcome struct {
-			reply *cluster.TurnReply
-			err   error
-			at    time.Time
+		// The turn is streamed from the shared journal: its entries come
+		// in order, none missing, across the move to another member.
+		type streamed struct {
+			e   memory.Entry
+			err error
+			at  time.Time
 		}
-		done := make(chan outcome, 1)
+		out := make(chan streamed, 64)
 		go func() {
-			r, err := tc.client.Submit(ctx, id, "kill-t1", "charge-long")
-			done <- outcome{r, err, time.Now()}
+			defer close(out)
+			for e, err := range tc.client.Stream(ctx, tc.journal, id, "kill-t1", "charge-long") {
+				out <- streamed{e, err, time.Now()}
+			}
 		}()
 		host := tc.waitCharge(ctx, id)
 		killed := time.Now()
 		if err := host.cmd.Process.Signal(syscall.SIGKILL); err != nil {
 			t.Fatal(err)
 		}
-		var o outcome
-		select {
-		case o = <-done:
-		case <-ctx.Done():
-			t.Fatalf("the turn did not complete after %s was killed: %v", host.name, ctx.Err())
+		var entries []memory.Entry
+		var ended time.Time
+		for {
+			var s streamed
+			var open bool
+			select {
+			case s, open = <-out:
+			case <-ctx.Done():
+				t.Fatalf("the turn did not end after %s was killed: %v", host.name, ctx.Err())
+			}
+			if !open {
+				break
+			}
+			if s.err != nil {
+				t.Fatalf("stream after the kill: %v", s.err)
+			}
+			entries, ended = append(entries, s.e), s.at
 		}
-		if o.err != nil {
-			t.Fatalf("turn after the kill: %v", o.err)
+		if len(entries) == 0 {
+			t.Fatal("the stream yielded nothing")
 		}
-		t.Logf("failover: %s killed mid-tool, turn answered by %s %v later", host.name, tc.byAddr(o.reply.Member).name, o.at.Sub(killed).Round(time.Millisecond))
-		if o.reply.Member == host.addr {
-			t.Errorf("answered by the killed member %s", host.name)
+		var newNode, final string
+		var activatedAfterStart, started, user bool
+		for i, e := range entries {
+			if i > 0 && e.Envelope.Seq != entries[i-1].Envelope.Seq+1 {
+				t.Errorf("stream: seq %d after %d", e.Envelope.Seq, entries[i-1].Envelope.Seq)
+			}
+			switch ev := e.Event.(type) {
+			case messages.UserMessage:
+				if user || ev.TurnID != "kill-t1" {
+					t.Errorf("stream entry %d: user message %+v, want the turn's, once", i, ev)
+				}
+				user = true
+			case messages.ToolCallStarted:
+				started = true
+			}
+			if _, ok := e.Event.(messages.Activated); !ok && !user {
+				t.Errorf("stream entry %d is %T before the turn's user message", i, e.Event)
+			}
+			switch ev := e.Event.(type) {
+			case messages.Activated:
+				if started && ev.Node != host.name {
+					activatedAfterStart, newNode = true, ev.Node
+				}
+			case messages.ToolResult:
+				if ev.Content == "charged by "+host.name {
+					t.Errorf("the killed member's tool result is in the stream: %+v", ev)
+				}
+			case messages.AssistantMessage:
+				final = ev.Message.Text()
+			}
 		}
-		if r := o.reply.Result; r == nil || r.Outcome != messages.OutcomeCompleted || r.Text != "charged" {
-			t.Errorf("turn after the kill = %+v, want completed with %q", o.reply.Result, "charged")
+		last, ok := entries[len(entries)-1].Event.(messages.TurnCompleted)
+		if !ok || last.Outcome != messages.OutcomeCompleted || final != "charged" {
+			t.Errorf("stream ends with %+v after the text %q; want a completed turn answering %q", entries[len(entries)-1].Event, final, "charged")
 		}
+		if tail, err := tc.journal.Tail(ctx, id); err != nil || entries[0].Envelope.Seq != 1 || entries[len(entries)-1].Envelope.Seq != tail {
+			t.Errorf("streamed seqs %d to %d of a new session whose tail is %d (%v); want all of them",
+				entries[0].Envelope.Seq, entries[len(entries)-1].Envelope.Seq, tail, err)
+		}
+		if !activatedAfterStart {
+			t.Errorf("no activation by another member after the tool started, in %d entries", len(entries))
+		}
+		t.Logf("failover: %s killed mid-tool, turn completed on %s %v later; %d entries streamed from seq %d", host.name, newNode,
+			ended.Sub(killed).Round(time.Millisecond), len(entries), entries[0].Envelope.Seq)
 		for call, n := range tc.chargesOf(id) {
 			if n != 1 {
 				t.Errorf("call %s of %s charged %d times, want once", call, id, n)
