@@ -35,6 +35,13 @@ type Follower interface {
 // (Submit reports how that turn ended). The text the model streams is not
 // journaled, so it is not among the entries.
 func (m *Member) Stream(ctx context.Context, j Follower, session, turnID, text string) iter.Seq2[memory.Entry, error] {
+	return stream(ctx, j, session, turnID, func(ctx context.Context) (*TurnReply, error) {
+		return m.Submit(ctx, session, turnID, text)
+	})
+}
+
+// stream is Stream with the submission as a function.
+func stream(ctx context.Context, j Follower, session, turnID string, submit func(context.Context) (*TurnReply, error)) iter.Seq2[memory.Entry, error] {
 	return func(yield func(memory.Entry, error) bool) {
 		if err := memory.ValidateSession(session); err != nil {
 			yield(memory.Entry{}, fmt.Errorf("cluster: stream: %w", err))
@@ -71,7 +78,7 @@ func (m *Member) Stream(ctx context.Context, j Follower, session, turnID, text s
 		}
 		done := make(chan submitted, 1)
 		go func() {
-			r, err := m.Submit(sctx, session, turnID, text)
+			r, err := submit(sctx)
 			done <- submitted{r, err}
 		}()
 
