@@ -47,6 +47,13 @@
 // second copy could cancel a later turn; an attempt without an answer
 // returns ErrOutcomeUnknown.
 //
+// # Streaming
+//
+// Stream submits a turn as Submit does and yields the session's journal
+// entries as the members running the turn append them, read from the
+// shared journal (a Follower, such as *jetstream.Journal) rather than
+// forwarded by a member, so that a move to another member loses none.
+//
 // # Fencing
 //
 // protoactor does not guarantee a single live copy of a grain: a member
