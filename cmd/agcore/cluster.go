@@ -28,6 +28,7 @@ import (
 	"github.com/agcore/agcore/internal/config"
 	"github.com/agcore/agcore/memory"
 	"github.com/agcore/agcore/memory/jetstream"
+	"github.com/agcore/agcore/toolsys"
 )
 
 // clusterOptions are the flags every cluster command shares.
@@ -146,7 +147,9 @@ session's key-value memory there too. It serves the actor messages on
 the same host, which must be among the --seed endpoints.
 
 Tool calls that the permission mode does not let run by themselves are
-refused: a member has no one to ask. The knowledge base is not available on
+refused: a member has no one to ask. The mode is permissions.mode of the
+configuration file, else ask (tools that only read run; the others are
+refused). The knowledge base is not available on
 a member (its pages live in one data directory).
 
 --streams is the number of streams the sessions are hashed over; it is
@@ -197,6 +200,11 @@ func runClusterMember(cmd *cobra.Command, a *app, o *clusterOptions, mo memberOp
 	cfg, err := a.loadConfig(config.Overrides{})
 	if err != nil {
 		return err
+	}
+	if cfg.Permissions.Mode == "" {
+		// No one can approve a call on a member: the calls that would
+		// need approval are refused.
+		cfg.Permissions.Mode = toolsys.ModeAsk.String()
 	}
 	built, err := config.Build(ctx, cfg, config.BuildOptions{Getenv: a.getenv, Logger: runtimeLogger(a.log), Redactor: a.redactor})
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -45,7 +46,17 @@ func TestClusterCommands(t *testing.T) {
 	dir := t.TempDir()
 	script := filepath.Join(dir, "script.yaml")
 	cfgPath := filepath.Join(dir, "agcore.yaml")
-	writeFile(t, script, "stateless: true\nrules:\n  - match: {any: true}\n    reply: {text: answer from the cluster}\n")
+	writeFile(t, script, `stateless: true
+rules:
+  - match: {role: tool}
+    reply: {text: after the tool}
+  - match: {role: user, contains: write}
+    reply:
+      tool_calls:
+        - {name: write_file, arguments: {path: written.txt, content: x}}
+  - match: {any: true}
+    reply: {text: answer from the cluster}
+`)
 	writeFile(t, cfgPath, fmt.Sprintf("default_model: mock/scripted\nproviders:\n  - name: mock\n    type: scripted\n    script: %s\n", script))
 	env := []string{"AGCORE_DATA_DIR=" + filepath.Join(dir, "data")}
 
@@ -117,6 +128,14 @@ func TestClusterCommands(t *testing.T) {
 		execBin(t, bin, dir, "", env, append([]string{"cluster", "submit", id, "hello", "--turn-id", "t-1"}, seeds...)...).
 			check(t, exitOK, "answer from the cluster\n")
 	}
+	// A call that needs approval is refused on a member: no one can give it.
+	execBin(t, bin, dir, "", env, append([]string{"cluster", "submit", "cs-w", "please write"}, seeds...)...).
+		check(t, exitOK, "after the tool\n")
+	if _, err := os.Stat(filepath.Join(dir, "written.txt")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("write_file ran on a member without approval: %v", err)
+	}
+	sessions = append(sessions, "cs-w")
+	slices.Sort(sessions)
 	// The same turn id again: reported, not run again.
 	r := execBin(t, bin, dir, "", env, append([]string{"cluster", "submit", "cs-0", "hello again", "--turn-id", "t-1", "--json"}, seeds...)...)
 	r.check(t, exitOK)
