@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 	"unicode"
 	"unicode/utf8"
 
@@ -33,6 +34,13 @@ type SessionMemoryConfig struct {
 	MaxValueBytes int
 	// SnapshotValueBytes caps each value in Snapshot. Zero means 512.
 	SnapshotValueBytes int
+	// AttemptTimeout bounds each request to the servers (a read, a write,
+	// a listing); one without an answer is tried again. Zero means 2 s.
+	AttemptTimeout time.Duration
+	// ElectionWait is how long a call keeps trying requests without an
+	// answer, as while the bucket's stream elects a new leader, before it
+	// returns the last error. Zero means 30 s.
+	ElectionWait time.Duration
 }
 
 // DefaultBucket is the default session-memory bucket.
@@ -75,6 +83,15 @@ func NewSessionMemory(ctx context.Context, cfg SessionMemoryConfig) (*SessionMem
 	}
 	if cfg.SnapshotValueBytes <= 0 {
 		cfg.SnapshotValueBytes = memory.DefaultSnapshotValueBytes
+	}
+	if cfg.AttemptTimeout < 0 || cfg.ElectionWait < 0 {
+		return nil, fmt.Errorf("%w: SessionMemoryConfig.AttemptTimeout %v and ElectionWait %v must not be negative", ErrConfig, cfg.AttemptTimeout, cfg.ElectionWait)
+	}
+	if cfg.AttemptTimeout == 0 {
+		cfg.AttemptTimeout = DefaultAttemptTimeout
+	}
+	if cfg.ElectionWait == 0 {
+		cfg.ElectionWait = DefaultElectionWait
 	}
 	js, err := njs.New(cfg.Conn)
 	if err != nil {
@@ -137,7 +154,13 @@ func (m *SessionMemory) Set(ctx context.Context, session, key, value string) err
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	if _, err := m.kv.PutString(ctx, k, value); err != nil {
+	// Putting the same value again is harmless, so a put without an
+	// answer is tried again.
+	err = m.attempts(ctx, func(ctx context.Context) error {
+		_, err := m.kv.PutString(ctx, k, value)
+		return err
+	})
+	if err != nil {
 		return fmt.Errorf("jetstream: session %s set %q: %w", session, key, err)
 	}
 	return nil
@@ -152,7 +175,12 @@ func (m *SessionMemory) Get(ctx context.Context, session, key string) (string, e
 	if err := ctx.Err(); err != nil {
 		return "", err
 	}
-	e, err := m.kv.Get(ctx, k)
+	var e njs.KeyValueEntry
+	err = m.attempts(ctx, func(ctx context.Context) error {
+		var err error
+		e, err = m.kv.Get(ctx, k)
+		return err
+	})
 	if errors.Is(err, njs.ErrKeyNotFound) {
 		return "", fmt.Errorf("jetstream: session %s key %q: %w", session, key, memory.ErrNotFound)
 	}
@@ -172,7 +200,7 @@ func (m *SessionMemory) Delete(ctx context.Context, session, key string) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	if err := m.kv.Purge(ctx, k); err != nil {
+	if err := m.attempts(ctx, func(ctx context.Context) error { return m.kv.Purge(ctx, k) }); err != nil {
 		return fmt.Errorf("jetstream: session %s delete %q: %w", session, key, err)
 	}
 	return nil
@@ -184,10 +212,13 @@ func (m *SessionMemory) Clear(ctx context.Context, session string) error {
 	if err := memory.ValidateSession(session); err != nil {
 		return err
 	}
-	st, err := m.js.Stream(ctx, "KV_"+m.cfg.Bucket)
-	if err == nil {
-		err = st.Purge(ctx, njs.WithPurgeSubject(m.bsubj+encodeID(session)+".*"))
-	}
+	err := m.attempts(ctx, func(ctx context.Context) error {
+		st, err := m.js.Stream(ctx, "KV_"+m.cfg.Bucket)
+		if err == nil {
+			err = st.Purge(ctx, njs.WithPurgeSubject(m.bsubj+encodeID(session)+".*"))
+		}
+		return err
+	})
 	if err != nil {
 		return fmt.Errorf("jetstream: session %s clear: %w", session, err)
 	}
@@ -202,11 +233,26 @@ func (m *SessionMemory) List(ctx context.Context, session string) ([]memory.KV, 
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	w, err := m.kv.Watch(ctx, encodeID(session)+".*", njs.IgnoreDeletes())
+	var out []memory.KV
+	err := m.attempts(ctx, func(ctx context.Context) error {
+		var err error
+		out, err = m.list(ctx, session)
+		return err
+	})
 	if err != nil {
 		return nil, fmt.Errorf("jetstream: session %s list: %w", session, err)
 	}
-	defer w.Stop()
+	return out, nil
+}
+
+// list is one attempt of List: a watcher delivers the session's current
+// values, then a nil entry; it ends with ctx.
+func (m *SessionMemory) list(ctx context.Context, session string) ([]memory.KV, error) {
+	w, err := m.kv.Watch(ctx, encodeID(session)+".*", njs.IgnoreDeletes())
+	if err != nil {
+		return nil, err
+	}
+	defer func() { _ = w.Stop() }()
 	var out []memory.KV
 	for {
 		select {
@@ -214,7 +260,7 @@ func (m *SessionMemory) List(ctx context.Context, session string) ([]memory.KV, 
 			return nil, ctx.Err()
 		case e, ok := <-w.Updates():
 			if !ok {
-				return nil, fmt.Errorf("jetstream: session %s list: watcher stopped", session)
+				return nil, errors.New("watcher stopped")
 			}
 			if e == nil { // every current value has been delivered
 				slices.SortFunc(out, func(a, b memory.KV) int { return strings.Compare(a.Key, b.Key) })
@@ -222,7 +268,7 @@ func (m *SessionMemory) List(ctx context.Context, session string) ([]memory.KV, 
 			}
 			key, err := decodeID(e.Key())
 			if err != nil {
-				return nil, fmt.Errorf("jetstream: session %s list: %w", session, err)
+				return nil, err
 			}
 			out = append(out, memory.KV{Key: key, Value: string(e.Value())})
 		}
