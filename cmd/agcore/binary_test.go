@@ -10,9 +10,12 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/spf13/cobra"
 
 	"github.com/agcore/agcore/messages"
 )
@@ -131,18 +134,24 @@ func testCommands(t *testing.T, bin string) {
 	}
 }
 
-// testHelp runs --help on every command and checks that each has a usage
-// line and examples.
+// testHelp runs --help on every command of the command tree (so that a
+// new command is covered without being listed here) and checks that each
+// has a usage line, examples and the global flags.
 func testHelp(t *testing.T, bin string) {
-	for _, args := range [][]string{
-		{}, {"demo"}, {"run"}, {"chat"}, {"sessions"}, {"sessions", "list"}, {"sessions", "show"}, {"sessions", "replay"},
-		{"sessions", "export"}, {"tools"}, {"tools", "list"}, {"tools", "schema"}, {"mock-llm"}, {"version"},
-		{"serve"}, {"mcp", "serve"}, {"doctor"}, {"backup"}, {"restore"},
-	} {
-		t.Run(strings.Join(append([]string{"agcore"}, args...), " "), func(t *testing.T) {
-			execBin(t, bin, "", "", nil, append(args, "--help")...).check(t, exitOK, "Usage:", "Examples:", "--config", "--data-dir")
+	root := newRootCmd(newApp(io.Discard, io.Discard, func(string) string { return "" }))
+	var walk func(c *cobra.Command, path []string)
+	walk = func(c *cobra.Command, path []string) {
+		if c.Hidden || c.Name() == "help" || c.Name() == "completion" {
+			return
+		}
+		t.Run(strings.Join(append([]string{"agcore"}, path...), " "), func(t *testing.T) {
+			execBin(t, bin, "", "", nil, append(slices.Clone(path), "--help")...).check(t, exitOK, "Usage:", "Examples:", "--config", "--data-dir")
 		})
+		for _, sub := range c.Commands() {
+			walk(sub, append(slices.Clone(path), sub.Name()))
+		}
 	}
+	walk(root, nil)
 }
 
 // sampleWorkspace returns a directory holding the files the mock's demo

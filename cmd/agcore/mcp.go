@@ -24,8 +24,10 @@ func newMCPCommand(a *app) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "mcp",
 		Short: "Model Context Protocol: serve agcore's tools, test a server",
-		Args:  unknownCommand,
-		RunE:  func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
+		Example: `  agcore mcp serve --workspace ./project   # agcore's tools for another MCP client, on stdio
+  agcore mcp test docs                       # connect to a server of the configuration file`,
+		Args: unknownCommand,
+		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
 	cmd.AddCommand(newMCPServeCommand(a), newMCPTestCommand(a))
 	return cmd
