@@ -183,3 +183,10 @@ func SyncWaiters(s *Store) int {
 	defer s.syncs.mu.Unlock()
 	return s.syncs.waiting
 }
+
+// SyncsStarted returns the number of DB.Sync calls the store has started.
+func SyncsStarted(s *Store) uint64 {
+	s.syncs.mu.Lock()
+	defer s.syncs.mu.Unlock()
+	return s.syncs.started
+}

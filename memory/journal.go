@@ -80,7 +80,11 @@ type ActivateAppender interface {
 	// ActivateAppend appends messages.Activated with the next activation
 	// number after expectTail, then events (there may be none), atomically,
 	// and returns the activation and the new tail. ErrConflict when the
-	// tail differs from expectTail. Durability is Append's.
+	// tail differs from expectTail. Durability is Append's when there are
+	// events; an activation appended alone acknowledges nothing, and an
+	// implementation may return before it is durable, provided the next
+	// durable append makes it durable too (a crash before then loses only
+	// the activation).
 	ActivateAppend(ctx context.Context, session, node string, expectTail uint64, events ...messages.JournalEvent) (activation, tail uint64, err error)
 }
 

@@ -107,6 +107,12 @@ type opResult struct {
 type writeOp struct {
 	session string
 	apply   func(txn *badger.Txn, h head) (opResult, error)
+	// unsynced marks a write that acknowledges nothing to anyone (an
+	// activation appended alone): it is committed, and not waited on for
+	// an fsync. The next synced write covers it, since Badger's write-ahead
+	// log is written in commit order; a crash before then loses only the
+	// activation, whose number the next activation takes again.
+	unsynced bool
 }
 
 // Activate implements Journal.
@@ -208,7 +214,7 @@ func (j *BadgerJournal) ActivateAppend(ctx context.Context, session, node string
 		res, err := j.setEvents(txn, session, head{Tail: env.Seq, Activation: next}, encoded)
 		res.prevTail = h.Tail
 		return res, err
-	}}
+	}, unsynced: len(events) == 0}
 	res, err := j.write(ctx, op, size+64)
 	if err != nil {
 		return 0, 0, fmt.Errorf("memory: journal activate %s after %d: %w", session, expectTail, err)
@@ -270,7 +276,7 @@ func (j *BadgerJournal) setEvents(txn *badger.Txn, session string, h head, encod
 }
 
 // write runs op with the journal's durability, holding the session's lock
-// until the write is durable or has failed. The head op applies to is the
+// until the write is durable (committed, for an unsynced op) or has failed. The head op applies to is the
 // one the store keeps for the session, read from Badger only when it is not
 // known (the session's first write since the store opened, or since a
 // write whose outcome is unknown).
@@ -296,7 +302,7 @@ func (j *BadgerJournal) write(ctx context.Context, op writeOp, size int) (opResu
 	if err != nil {
 		return opResult{}, err
 	}
-	if j.batch != nil {
+	if j.batch != nil && !op.unsynced {
 		r := commitReq{op: op, head: h, size: size, done: make(chan commitRes, 1)}
 		if err := j.batch.hand(ctx, r); err != nil {
 			return opResult{}, err // not taken: nothing written
@@ -318,7 +324,7 @@ func (j *BadgerJournal) write(ctx context.Context, op writeOp, size int) (opResu
 		}
 	}
 	res := runOp(ctx, j.db, op, h)
-	if res.err == nil && j.opts.Durability == DurabilitySync {
+	if res.err == nil && j.opts.Durability == DurabilitySync && !op.unsynced {
 		if err := j.store.syncs.wait(); err != nil {
 			res = commitRes{err: fmt.Errorf("sync (committed, durability unknown): %w", dbErr(err)), unknown: true}
 		}
