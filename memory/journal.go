@@ -148,6 +148,16 @@ type JournalOptions struct {
 	// SnapshotEvery is the number of events between snapshots. Zero means
 	// 500; negative disables them.
 	SnapshotEvery int
+	// SnapshotInBackground writes the snapshots that appends call for on a
+	// goroutine of the journal, one at a time, instead of inside the append
+	// that crosses a multiple of SnapshotEvery: that append then returns as
+	// soon as its events are durable, rather than after folding and encoding
+	// the session's journal. A snapshot request that finds 256 sessions
+	// waiting is dropped (the next multiple asks again; Load replays more
+	// entries meanwhile). Close cancels the snapshots not yet written. The
+	// zero value writes each snapshot before the append returns, so a
+	// snapshot is in place as soon as the append that called for it is.
+	SnapshotInBackground bool
 	// Clock stamps the envelopes. Nil means time.Now.
 	Clock func() time.Time
 	// Logger receives diagnostics. The zero Logger discards them.
