@@ -348,10 +348,15 @@ func (s *State) answer(o *OpenTurn, r messages.ToolResult) {
 	order := func(id string) int {
 		return slices.IndexFunc(s.History[a].ToolCalls, func(c messages.ToolCall) bool { return c.ID == id })
 	}
+	// The tool messages after the assistant message are in call order
+	// (each was placed here), so the result goes after the last of them
+	// that comes before it: searched from the end, a result that arrives
+	// in call order is placed after one comparison rather than after one
+	// per earlier result, each a search of the calls.
 	want := order(r.CallID)
-	at := a + 1
-	for at < len(s.History) && order(s.History[at].ToolCallID) < want {
-		at++
+	at := len(s.History)
+	for at > a+1 && order(s.History[at-1].ToolCallID) > want {
+		at--
 	}
 	s.History = slices.Insert(s.History, at, messages.ToolResultMessage(r.CallID, r.Content))
 	s.HistorySeq = slices.Insert(s.HistorySeq, at, s.Seq)
