@@ -57,29 +57,35 @@ func TestStateApply_ResultsInCallOrder(t *testing.T) {
 }
 
 // BenchmarkStateApply_Results64 folds the 64 results of one reply, in call
-// order, as a session does when parallel calls end in order.
+// order and shuffled, as a session does when parallel calls end.
 func BenchmarkStateApply_Results64(b *testing.B) {
 	ids := callIDs(64)
-	evs := make([]messages.JournalEvent, 0, len(ids))
-	for _, id := range ids {
-		evs = append(evs, result(0, id, "R"))
-	}
-	b.ReportAllocs()
-	for b.Loop() {
-		b.StopTimer()
-		st := &memory.State{}
-		seq := uint64(0)
-		step := func(ev messages.JournalEvent) {
-			seq++
-			if err := st.Apply(messages.Envelope{Seq: seq}, ev); err != nil {
-				b.Fatal(err)
+	shuffled := slices.Clone(ids)
+	rand.New(rand.NewPCG(3, 4)).Shuffle(len(shuffled), func(i, j int) { shuffled[i], shuffled[j] = shuffled[j], shuffled[i] })
+	for name, arrival := range map[string][]string{"in order": ids, "shuffled": shuffled} {
+		b.Run(name, func(b *testing.B) {
+			evs := make([]messages.JournalEvent, 0, len(arrival))
+			for _, id := range arrival {
+				evs = append(evs, result(0, id, "R"))
 			}
-		}
-		step(userMsg(0, "q"))
-		step(asst(0, "", ids...))
-		b.StartTimer()
-		for _, ev := range evs {
-			step(ev)
-		}
+			b.ReportAllocs()
+			for b.Loop() {
+				b.StopTimer()
+				st := &memory.State{}
+				seq := uint64(0)
+				step := func(ev messages.JournalEvent) {
+					seq++
+					if err := st.Apply(messages.Envelope{Seq: seq}, ev); err != nil {
+						b.Fatal(err)
+					}
+				}
+				step(userMsg(0, "q"))
+				step(asst(0, "", ids...))
+				b.StartTimer()
+				for _, ev := range evs {
+					step(ev)
+				}
+			}
+		})
 	}
 }
