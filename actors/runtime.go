@@ -285,7 +285,9 @@ func (rt *Runtime) openJournal() error {
 		}
 		rt.ownStore = store
 	}
-	j, err := memory.NewJournal(store, memory.JournalOptions{Durability: rt.cfg.Durability, Clock: rt.clock.Now, Logger: rt.logger, Redactor: rt.redactor})
+	j, err := memory.NewJournal(store, memory.JournalOptions{Durability: rt.cfg.Durability, Clock: rt.clock.Now, Logger: rt.logger, Redactor: rt.redactor,
+		// A session actor appends from its mailbox: a snapshot is folded off it.
+		SnapshotInBackground: true})
 	if err != nil {
 		if rt.ownStore != nil {
 			_ = rt.ownStore.Close()

@@ -40,9 +40,12 @@
 // ErrConflict, and a writer whose activation was superseded by a newer
 // Activate gets ErrFenced and must stop. BadgerJournal is also an
 // ActivateAppender: ActivateAppend journals an activation and the events
-// that follow it in one transaction, as Activate then Append would. Every
-// SnapshotEvery events the folded State is stored, so Load replays only the
-// entries after the latest snapshot.
+// that follow it in one transaction, as Activate then Append would; an
+// activation appended alone acknowledges nothing and does not wait for an
+// fsync (the next synced append covers it). Every SnapshotEvery events the
+// folded State is stored, so Load replays only the entries after the latest
+// snapshot: inside the append that crossed the multiple, or on a goroutine
+// of the journal with JournalOptions.SnapshotInBackground.
 //
 // # Integrity
 //

@@ -1,6 +1,7 @@
 package memory
 
 import (
+	"context"
 	"encoding/json"
 	"time"
 
@@ -182,4 +183,32 @@ func SyncWaiters(s *Store) int {
 	s.syncs.mu.Lock()
 	defer s.syncs.mu.Unlock()
 	return s.syncs.waiting
+}
+
+// SyncsStarted returns the number of DB.Sync calls the store has started.
+func SyncsStarted(s *Store) uint64 {
+	s.syncs.mu.Lock()
+	defer s.syncs.mu.Unlock()
+	return s.syncs.started
+}
+
+// WrapSnapshotTake replaces how the background snapshotter of j takes a
+// snapshot with wrap(take). Call it before the first append.
+func WrapSnapshotTake(j *BadgerJournal, wrap func(take func(context.Context, string) error) func(context.Context, string) error) {
+	j.snaps.take = wrap(j.snaps.take)
+}
+
+// HasSnapshot reports whether session has a stored snapshot.
+func HasSnapshot(s *Store, session string) bool {
+	found := false
+	_ = s.DB().View(func(txn *badger.Txn) error {
+		o := badger.DefaultIteratorOptions
+		o.Prefix = seqPrefix(prefixSnapshot, session)
+		it := txn.NewIterator(o)
+		defer it.Close()
+		it.Rewind()
+		found = it.Valid()
+		return nil
+	})
+	return found
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sort"
 	"time"
 
 	"github.com/agcore/agcore/messages"
@@ -348,10 +349,14 @@ func (s *State) answer(o *OpenTurn, r messages.ToolResult) {
 	order := func(id string) int {
 		return slices.IndexFunc(s.History[a].ToolCalls, func(c messages.ToolCall) bool { return c.ID == id })
 	}
+	// The tool messages after the assistant message are in call order
+	// (each was placed here): a result that comes after the last of them
+	// goes at the end, any other is placed by binary search. Either costs
+	// one or a few searches of the calls, not one per earlier result.
 	want := order(r.CallID)
-	at := a + 1
-	for at < len(s.History) && order(s.History[at].ToolCallID) < want {
-		at++
+	at := len(s.History)
+	if at > a+1 && order(s.History[at-1].ToolCallID) > want {
+		at = a + 1 + sort.Search(at-a-1, func(i int) bool { return order(s.History[a+1+i].ToolCallID) >= want })
 	}
 	s.History = slices.Insert(s.History, at, messages.ToolResultMessage(r.CallID, r.Content))
 	s.HistorySeq = slices.Insert(s.HistorySeq, at, s.Seq)

@@ -80,7 +80,11 @@ type ActivateAppender interface {
 	// ActivateAppend appends messages.Activated with the next activation
 	// number after expectTail, then events (there may be none), atomically,
 	// and returns the activation and the new tail. ErrConflict when the
-	// tail differs from expectTail. Durability is Append's.
+	// tail differs from expectTail. Durability is Append's when there are
+	// events; an activation appended alone acknowledges nothing, and an
+	// implementation may return before it is durable, provided the next
+	// durable append makes it durable too (a crash before then loses only
+	// the activation).
 	ActivateAppend(ctx context.Context, session, node string, expectTail uint64, events ...messages.JournalEvent) (activation, tail uint64, err error)
 }
 
@@ -144,6 +148,16 @@ type JournalOptions struct {
 	// SnapshotEvery is the number of events between snapshots. Zero means
 	// 500; negative disables them.
 	SnapshotEvery int
+	// SnapshotInBackground writes the snapshots that appends call for on a
+	// goroutine of the journal, one at a time, instead of inside the append
+	// that crosses a multiple of SnapshotEvery: that append then returns as
+	// soon as its events are durable, rather than after folding and encoding
+	// the session's journal. A snapshot request that finds 256 sessions
+	// waiting is dropped (the next multiple asks again; Load replays more
+	// entries meanwhile). Close cancels the snapshots not yet written. The
+	// zero value writes each snapshot before the append returns, so a
+	// snapshot is in place as soon as the append that called for it is.
+	SnapshotInBackground bool
 	// Clock stamps the envelopes. Nil means time.Now.
 	Clock func() time.Time
 	// Logger receives diagnostics. The zero Logger discards them.

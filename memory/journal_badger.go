@@ -53,6 +53,9 @@ type BadgerJournal struct {
 	opts  JournalOptions
 	log   zerolog.Logger
 	batch *committer // nil unless DurabilityBatch
+	// snaps writes snapshots in the background; nil unless
+	// JournalOptions.SnapshotInBackground.
+	snaps *snapshotter
 	// encode gives the stored form of an envelope whose Data is JSON:
 	// messages.Envelope.EncodeTrusted (tests measure the cost of its
 	// checksum against plain JSON).
@@ -74,7 +77,11 @@ func NewJournal(store *Store, opts JournalOptions) (*BadgerJournal, error) {
 	if opts.Durability == DurabilityBatch {
 		j.batch = newCommitter(j.db, j.store.syncs, j.log)
 	}
+	if opts.SnapshotInBackground && opts.SnapshotEvery > 0 {
+		j.snaps = newSnapshotter(j.Snapshot, j.snapshotFailed)
+	}
 	if err := store.onClose(j.Close); err != nil {
+		j.snaps.stop()
 		j.batch.stop()
 		return nil, err
 	}
@@ -82,9 +89,11 @@ func NewJournal(store *Store, opts JournalOptions) (*BadgerJournal, error) {
 }
 
 // Close stops a batch journal's committer after committing and syncing what
-// it holds; later appends fail with ErrClosed. It is safe to call more than
-// once, and the store calls it on Close.
+// it holds, and cancels the background snapshots not yet written; later
+// appends fail with ErrClosed. It is safe to call more than once, and the
+// store calls it on Close.
 func (j *BadgerJournal) Close() error {
+	j.snaps.stop()
 	return j.batch.stop()
 }
 
@@ -107,6 +116,12 @@ type opResult struct {
 type writeOp struct {
 	session string
 	apply   func(txn *badger.Txn, h head) (opResult, error)
+	// unsynced marks a write that acknowledges nothing to anyone (an
+	// activation appended alone): it is committed, and not waited on for
+	// an fsync. The next synced write covers it, since Badger's write-ahead
+	// log is written in commit order; a crash before then loses only the
+	// activation, whose number the next activation takes again.
+	unsynced bool
 }
 
 // Activate implements Journal.
@@ -208,7 +223,7 @@ func (j *BadgerJournal) ActivateAppend(ctx context.Context, session, node string
 		res, err := j.setEvents(txn, session, head{Tail: env.Seq, Activation: next}, encoded)
 		res.prevTail = h.Tail
 		return res, err
-	}}
+	}, unsynced: len(events) == 0}
 	res, err := j.write(ctx, op, size+64)
 	if err != nil {
 		return 0, 0, fmt.Errorf("memory: journal activate %s after %d: %w", session, expectTail, err)
@@ -270,7 +285,7 @@ func (j *BadgerJournal) setEvents(txn *badger.Txn, session string, h head, encod
 }
 
 // write runs op with the journal's durability, holding the session's lock
-// until the write is durable or has failed. The head op applies to is the
+// until the write is durable (committed, for an unsynced op) or has failed. The head op applies to is the
 // one the store keeps for the session, read from Badger only when it is not
 // known (the session's first write since the store opened, or since a
 // write whose outcome is unknown).
@@ -296,7 +311,7 @@ func (j *BadgerJournal) write(ctx context.Context, op writeOp, size int) (opResu
 	if err != nil {
 		return opResult{}, err
 	}
-	if j.batch != nil {
+	if j.batch != nil && !op.unsynced {
 		r := commitReq{op: op, head: h, size: size, done: make(chan commitRes, 1)}
 		if err := j.batch.hand(ctx, r); err != nil {
 			return opResult{}, err // not taken: nothing written
@@ -318,7 +333,7 @@ func (j *BadgerJournal) write(ctx context.Context, op writeOp, size int) (opResu
 		}
 	}
 	res := runOp(ctx, j.db, op, h)
-	if res.err == nil && j.opts.Durability == DurabilitySync {
+	if res.err == nil && j.opts.Durability == DurabilitySync && !op.unsynced {
 		if err := j.store.syncs.wait(); err != nil {
 			res = commitRes{err: fmt.Errorf("sync (committed, durability unknown): %w", dbErr(err)), unknown: true}
 		}
@@ -639,30 +654,46 @@ func (j *BadgerJournal) Load(ctx context.Context, session string) (*State, error
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	var (
-		st      *State
-		tail    uint64
-		entries []rawEntry
-		found   bool
-	)
+	var st *State
 	err := view(j.db, func(txn *badger.Txn) error {
-		h, ok, err := headIn(txn, session)
-		if err != nil || !ok {
-			return err
-		}
-		found, tail = true, h.Tail
-		st = j.latestSnapshotIn(txn, session, h.Tail)
-		entries, err = entriesIn(txn, session, st.Seq+1, h.Tail, 0)
+		var err error
+		st, err = j.loadIn(ctx, txn, session)
 		return err
 	})
-	if ce, ok := errors.AsType[*CorruptError](err); ok {
-		return nil, ce
-	}
 	if err != nil {
-		return nil, fmt.Errorf("memory: journal load %s: %w", session, dbErr(err))
+		return nil, loadErr(session, err)
 	}
-	if !found {
+	return st, nil
+}
+
+// loadErr gives an error of loadIn, or of the transaction it ran in, the
+// form Load returns.
+func loadErr(session string, err error) error {
+	if ce, ok := errors.AsType[*CorruptError](err); ok {
+		return ce
+	}
+	var ee *EntryError
+	if errors.Is(err, ErrNotFound) || errors.As(err, &ee) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return err
+	}
+	return fmt.Errorf("memory: journal load %s: %w", session, dbErr(err))
+}
+
+// loadIn folds the session's latest snapshot with the entries after it, as
+// txn sees them.
+func (j *BadgerJournal) loadIn(ctx context.Context, txn *badger.Txn, session string) (*State, error) {
+	h, ok, err := headIn(txn, session)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
 		return nil, fmt.Errorf("memory: journal load %s: %w", session, ErrNotFound)
+	}
+	tail := h.Tail
+	st := j.latestSnapshotIn(txn, session, tail)
+	entries, err := entriesIn(txn, session, st.Seq+1, tail, 0)
+	if err != nil {
+		return nil, err
 	}
 	next := st.Seq + 1
 	for _, r := range entries {
@@ -776,25 +807,43 @@ func (j *BadgerJournal) maybeSnapshot(ctx context.Context, session string, res o
 	if j.opts.SnapshotEvery < 0 || res.prevTail/n == res.tail/n {
 		return
 	}
-	if err := j.Snapshot(ctx, session); err != nil {
-		j.log.Warn().Err(err).Str("session", session).Msg("snapshot not written; Load replays more entries")
+	if j.snaps != nil {
+		j.snaps.request(session)
+		return
 	}
+	if err := j.Snapshot(ctx, session); err != nil {
+		j.snapshotFailed(session, err)
+	}
+}
+
+// snapshotFailed logs a snapshot that could not be written.
+func (j *BadgerJournal) snapshotFailed(session string, err error) {
+	j.log.Warn().Err(err).Str("session", session).Msg("snapshot not written; Load replays more entries")
 }
 
 // Snapshot folds the session's journal and stores the State as its latest
 // snapshot, replacing older ones. Appends call it every SnapshotEvery
-// events; it is exported for tools and tests.
+// events; it is exported for tools and tests. The journal is read and the
+// snapshot written in one transaction, which Badger refuses if the
+// session's head changes before it commits (an append, or a Delete, which
+// a snapshot must not outlive); an append is then waited out by trying
+// again, up to three more times.
 func (j *BadgerJournal) Snapshot(ctx context.Context, session string) error {
-	st, err := j.Load(ctx, session)
-	if err != nil {
+	if err := ValidateSession(session); err != nil {
 		return err
 	}
-	b, err := encodeSnapshot(st)
-	if err != nil {
-		return fmt.Errorf("memory: snapshot %s: %w", session, err)
-	}
-	key := snapshotKey(session, st.Seq)
-	err = j.db.Update(func(txn *badger.Txn) error {
+	var seq uint64
+	update := func(txn *badger.Txn) error {
+		st, err := j.loadIn(ctx, txn, session)
+		if err != nil {
+			return err
+		}
+		seq = st.Seq
+		b, err := encodeSnapshot(st)
+		if err != nil {
+			return fmt.Errorf("memory: snapshot %s: %w", session, err)
+		}
+		key := snapshotKey(session, st.Seq)
 		o := badger.DefaultIteratorOptions
 		o.Prefix = seqPrefix(prefixSnapshot, session)
 		o.PrefetchValues = false
@@ -812,11 +861,33 @@ func (j *BadgerJournal) Snapshot(ctx context.Context, session string) error {
 			}
 		}
 		return txn.Set(key, b)
-	})
-	if err != nil {
-		return fmt.Errorf("memory: snapshot %s at %d: %w", session, st.Seq, dbErr(err))
 	}
-	return nil
+	var err error
+	for attempt := 0; ; attempt++ {
+		err = updateTxn(j.db, update)
+		if !errors.Is(err, badger.ErrConflict) || attempt == 3 || ctx.Err() != nil {
+			break
+		}
+	}
+	var ce *CorruptError
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &ce), errors.Is(err, ErrNotFound):
+		return loadErr(session, err)
+	}
+	return fmt.Errorf("memory: snapshot %s at %d: %w", session, seq, dbErr(err))
+}
+
+// updateTxn runs fn in a read-write transaction, turning a panic of Badger
+// while it reads into ErrCorruptStore, as view does.
+func updateTxn(db *badger.DB, fn func(txn *badger.Txn) error) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("%w: Badger failed reading it: %s", ErrCorruptStore, firstLine(fmt.Sprint(r)))
+		}
+	}()
+	return db.Update(fn)
 }
 
 // encodeSnapshot returns the stored form of st.

@@ -58,6 +58,11 @@ func BenchmarkSessions(b *testing.B) {
 		b.ReportMetric(row.P99Millis, "p99-ms-"+n)
 		b.ReportMetric(float64(row.PeakRSS)/(1<<20), "peak-rss-MiB-"+n)
 		b.ReportMetric(row.RSSPerIdleSession, "rss-B/idle-session-"+n)
+		b.ReportMetric(row.HeapPerIdleSession, "heap-B/idle-session-"+n)
+		b.ReportMetric(row.OfferedTurnsPerSecond, "offered-turns/s-"+n)
+		b.ReportMetric(row.OfferedAchievedTurnsPerSecond, "achieved-turns/s-"+n)
+		b.ReportMetric(row.OfferedP50Millis, "offered-p50-ms-"+n)
+		b.ReportMetric(row.OfferedP99Millis, "offered-p99-ms-"+n)
 	}
 }
 

@@ -25,6 +25,11 @@ type SessionsConfig struct {
 	// session first, the unloaded latency the others compare with. Zero
 	// means 200 (50).
 	BaselineTurns int
+	// OfferedFraction sets the rate of the open-loop run that follows the
+	// load: that fraction of the throughput the load measured, offered at
+	// fixed intervals, TurnsPerSession turns per session. Zero means 0.8;
+	// a negative value skips the run.
+	OfferedFraction float64
 }
 
 func (c SessionsConfig) withDefaults(quick bool) SessionsConfig {
@@ -33,6 +38,7 @@ func (c SessionsConfig) withDefaults(quick bool) SessionsConfig {
 	}
 	c.TurnsPerSession = orDefault(c.TurnsPerSession, 5, 1, quick)
 	c.BaselineTurns = orDefault(c.BaselineTurns, 200, 50, quick)
+	c.OfferedFraction = orDefault(c.OfferedFraction, 0.8, 0.8, quick)
 	return c
 }
 
@@ -70,6 +76,17 @@ type SessionsCount struct {
 	// GoroutinesPerIdleSession is the growth of the goroutine count,
 	// divided by Sessions.
 	GoroutinesPerIdleSession float64 `json:"goroutines_per_idle_session"`
+	// OfferedTurnsPerSecond is the rate of the open-loop run (a fraction
+	// of TurnsPerSecond, see SessionsConfig.OfferedFraction); zero when it
+	// did not run.
+	OfferedTurnsPerSecond float64 `json:"offered_turns_per_s,omitempty"`
+	// OfferedAchievedTurnsPerSecond is the rate the open-loop run
+	// completed its turns at.
+	OfferedAchievedTurnsPerSecond float64 `json:"offered_achieved_turns_per_s,omitempty"`
+	// OfferedP50Millis and OfferedP99Millis are the turn latencies of the
+	// open-loop run, each from the turn's scheduled start.
+	OfferedP50Millis float64 `json:"offered_p50_ms,omitempty"`
+	OfferedP99Millis float64 `json:"offered_p99_ms,omitempty"`
 }
 
 // Sessions measures many concurrent sessions. For each count it starts an
@@ -77,7 +94,10 @@ type SessionsCount struct {
 // lookup tool call and two model calls), measures the unloaded turn
 // latency on one session, then starts every session at once, each running
 // TurnsPerSession turns back to back. Memory is read after the sessions
-// go idle; they stay resident (no idle passivation).
+// go idle; they stay resident (no idle passivation). Then the same
+// sessions run an open-loop load at OfferedFraction of the throughput
+// measured, whose latencies say what a turn costs at a rate the runtime
+// sustains rather than in a queue of every session at once.
 func Sessions(ctx context.Context, cfg SessionsConfig) (*SessionsResult, error) {
 	cfg = cfg.withDefaults(false)
 	res := &SessionsResult{TurnsPerSession: cfg.TurnsPerSession}
@@ -175,6 +195,15 @@ func sessionsRun(ctx context.Context, n int, cfg SessionsConfig) (SessionsCount,
 	row.HeapPerIdleSession = (float64(heap1) - float64(heap0)) / float64(n)
 	row.GoroutinesPerIdleSession = float64(g1-g0) / float64(n)
 	runtime.KeepAlive(sessions)
+
+	if cfg.OfferedFraction > 0 {
+		off, err := runOffered(ctx, sessions, row.Turns, cfg.OfferedFraction*row.TurnsPerSecond, turn)
+		if err != nil {
+			return row, fmt.Errorf("offered rate: %w", err)
+		}
+		row.OfferedTurnsPerSecond, row.OfferedAchievedTurnsPerSecond = off.rate, off.achieved
+		row.OfferedP50Millis, row.OfferedP99Millis = off.p50, off.p99
+	}
 	return row, nil
 }
 
@@ -183,16 +212,20 @@ func (r *SessionsResult) Table() Table {
 	t := Table{
 		Title: fmt.Sprintf("concurrent sessions (in-process scripted model, turns per session: %d, each 2 model calls + 1 tool call, in-memory journal)", r.TurnsPerSession),
 		Columns: []string{"sessions", "turns/s", "p50 turn", "p99 turn", "unloaded p50", "peak RSS",
-			"RSS / idle session", "heap / idle session", "goroutines / idle session"},
+			"RSS / idle session", "heap / idle session", "goroutines / idle session",
+			"offered turns/s", "achieved", "p50 / p99 at offered rate"},
 		Notes: []string{
 			"all sessions submit at once, so latency under load is mostly queueing behind the other sessions' turns;",
-			"the idle figures include each session's journal, which this runtime keeps in its in-memory store.",
+			"the idle figures include each session's journal, which this runtime keeps in its in-memory store;",
+			"the offered rate is a fraction of the measured turns/s, submitted at fixed intervals (an open loop), each latency from its turn's scheduled start.",
 		},
 	}
 	for _, row := range r.Rows {
 		t.Rows = append(t.Rows, []string{fmtInt(row.Sessions), fmtRate(row.TurnsPerSecond),
 			fmtFloat(row.P50Millis, 2) + " ms", fmtFloat(row.P99Millis, 2) + " ms", fmtFloat(row.UnloadedP50Millis, 3) + " ms",
-			fmtMiB(float64(row.PeakRSS)), fmtKiB(row.RSSPerIdleSession), fmtKiB(row.HeapPerIdleSession), fmtFloat(row.GoroutinesPerIdleSession, 1)})
+			fmtMiB(float64(row.PeakRSS)), fmtKiB(row.RSSPerIdleSession), fmtKiB(row.HeapPerIdleSession), fmtFloat(row.GoroutinesPerIdleSession, 1),
+			fmtRate(row.OfferedTurnsPerSecond), fmtRate(row.OfferedAchievedTurnsPerSecond),
+			fmtFloat(row.OfferedP50Millis, 2) + " / " + fmtFloat(row.OfferedP99Millis, 2) + " ms"})
 	}
 	return t
 }

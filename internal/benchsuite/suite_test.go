@@ -70,6 +70,13 @@ func TestRun_Smoke(t *testing.T) {
 		if r.P99Millis < r.P50Millis {
 			t.Errorf("sessions p99 %v < p50 %v", r.P99Millis, r.P50Millis)
 		}
+		positive("sessions at the offered rate", r.OfferedTurnsPerSecond, r.OfferedAchievedTurnsPerSecond, r.OfferedP50Millis, r.OfferedP99Millis)
+		if want := 0.8 * r.TurnsPerSecond; r.OfferedTurnsPerSecond != want {
+			t.Errorf("sessions offered rate %v, want 80 %% of %v", r.OfferedTurnsPerSecond, r.TurnsPerSecond)
+		}
+		if r.OfferedP99Millis < r.OfferedP50Millis {
+			t.Errorf("sessions p99 %v < p50 %v at the offered rate", r.OfferedP99Millis, r.OfferedP50Millis)
+		}
 	}
 
 	j := rep.Journal
