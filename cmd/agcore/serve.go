@@ -43,6 +43,8 @@ type serveOptions struct {
 	corsOrigins, allowedHosts                   []string
 	readHeaderTimeout, bodyTimeout, idleTimeout time.Duration
 	maxConnections                              int
+	// cluster makes the server a member of a cluster (serve_cluster.go).
+	cluster serveClusterOptions
 }
 
 // newServeCmd returns `agcore serve`.
@@ -138,6 +140,9 @@ the token, when one is set); docs/http-api.md is the guide, with examples.`,
 			if o.maxBody < 0 {
 				return &usageError{fmt.Errorf("--max-body must not be negative, got %d", o.maxBody)}
 			}
+			if err := o.cluster.check(cmd); err != nil {
+				return err
+			}
 			return runServe(cmd, a, o)
 		},
 	}
@@ -160,6 +165,7 @@ the token, when one is set); docs/http-api.md is the guide, with examples.`,
 	f.DurationVar(&o.bodyTimeout, "body-timeout", httpapi.DefaultBodyTimeout, "time to read a request's body; a slower one gets 408 (config serve.body_timeout)")
 	f.DurationVar(&o.idleTimeout, "idle-timeout", httpapi.DefaultIdleTimeout, "time a keep-alive connection may wait for its next request (config serve.idle_timeout)")
 	f.IntVar(&o.maxConnections, "max-connections", httpapi.DefaultMaxConnections, "connections open at once, event streams included (config serve.max_connections)")
+	addServeClusterFlags(cmd, &o.cluster)
 	return cmd
 }
 
@@ -373,7 +379,8 @@ func runServe(cmd *cobra.Command, a *app, o serveOptions) (err error) {
 	}
 
 	built, err := config.Build(ctx, cfg, config.BuildOptions{Getenv: a.getenv, Logger: component(base, "runtime"), Redactor: a.redactor,
-		Scheduler: true})
+		Scheduler: !o.cluster.enabled()}) // every member would fire each schedule
+
 	if err != nil {
 		return err
 	}
@@ -386,7 +393,13 @@ func runServe(cmd *cobra.Command, a *app, o serveOptions) (err error) {
 	}
 	defer tel.close(ctx, log)
 	tel.apply(&rc)
-	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
+	if o.cluster.enabled() {
+		closeJournal, err := o.cluster.useJournal(ctx, a, &rc)
+		if err != nil {
+			return err
+		}
+		defer closeJournal()
+	} else if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
 		return fmt.Errorf("data directory %s: %w", cfg.DataDir, err)
 	}
 	rt, err := actors.New(rc)
@@ -396,11 +409,13 @@ func runServe(cmd *cobra.Command, a *app, o serveOptions) (err error) {
 	if err := waitRuntimeMCP(ctx, rt, cfg, cmd.ErrOrStderr()); err != nil {
 		return errors.Join(err, rt.Shutdown(context.WithoutCancel(ctx)))
 	}
-	stopControl, err := serveControl(cfg.DataDir, rt, component(base, "control"))
-	if err != nil {
-		log.Warn().Err(err).Msg("no control socket: agcore backup cannot reach this server's store")
+	if !o.cluster.enabled() { // a member's journal is on NATS: nothing to back up here
+		stopControl, err := serveControl(cfg.DataDir, rt, component(base, "control"))
+		if err != nil {
+			log.Warn().Err(err).Msg("no control socket: agcore backup cannot reach this server's store")
+		}
+		defer stopControl()
 	}
-	defer stopControl()
 	srv, err := httpapi.New(httpapi.Config{
 		Runtime: rt, Tools: built.Tools, MetricsReader: tel.reader, Console: true, Schedules: built.Schedules,
 		Token: o.token, MaxBodyBytes: o.maxBody, Logger: base,
@@ -417,8 +432,18 @@ func runServe(cmd *cobra.Command, a *app, o serveOptions) (err error) {
 		_ = srv.Shutdown(context.WithoutCancel(ctx))
 		return listenError("--addr", o.addr, err)
 	}
+	serveLn, leave := srv.Serve, func(context.Context) error { return nil }
+	if o.cluster.enabled() {
+		cs, err := o.cluster.joinCluster(ctx, a, rt, srv, ln, o)
+		if err != nil {
+			_ = ln.Close()
+			return errors.Join(err, srv.Shutdown(context.WithoutCancel(ctx)))
+		}
+		serveLn, leave = cs.serve, cs.leave
+		fmt.Fprintln(out, cs.joined)
+	}
 	served := make(chan error, 1)
-	go func() { served <- srv.Serve(ln) }()
+	go func() { served <- serveLn(ln) }()
 
 	fmt.Fprintf(out, "agcore API listening on http://%s\n", ln.Addr())
 	fmt.Fprintf(out, "model %s%s · data %s · workspace %s%s · permissions %s\n",
@@ -435,6 +460,7 @@ func runServe(cmd *cobra.Command, a *app, o serveOptions) (err error) {
 	case <-ctx.Done():
 	case err := <-served:
 		_ = srv.Shutdown(context.WithoutCancel(ctx))
+		_ = leave(context.WithoutCancel(ctx))
 		return fmt.Errorf("serve: %w", err)
 	}
 	log.Info().Dur("timeout", o.shutdownTimeout).Msg("shutting down")
@@ -442,6 +468,9 @@ func runServe(cmd *cobra.Command, a *app, o serveOptions) (err error) {
 	defer cancel()
 	if err := srv.Shutdown(sctx); err != nil && !errors.Is(err, context.DeadlineExceeded) {
 		return err
+	}
+	if err := leave(sctx); err != nil {
+		log.Warn().Err(err).Msg("leaving the cluster")
 	}
 	if err := <-served; !errors.Is(err, httpapi.ErrServerClosed) {
 		return fmt.Errorf("serve: %w", err)
