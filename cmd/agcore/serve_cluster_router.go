@@ -8,7 +8,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"mime"
@@ -220,7 +219,7 @@ func (rt *sessionRouter) forward(w http.ResponseWriter, r *http.Request, id, own
 			}
 			rt.log.Debug().Err(err).Str("session", id).Str("owner", owner).Msg("forwarding a request")
 			unavailable(w, codeOwnerUnreachable, fmt.Sprintf("the owner of session %q, member %s at %s, did not "+
-				"answer: %v; retry once the cluster has noticed", id, owner, target.Host, errors.Unwrap(err)))
+				"answer (%v); retry once the cluster has noticed", id, owner, target.Host, err))
 		},
 	}
 	proxy.ServeHTTP(w, r)
