@@ -111,6 +111,22 @@ an idle connection is closed after --idle-timeout, and at most
 The serve section of the configuration file sets the same (see
 docs/agcore.example.yaml); flags override it.
 
+Cluster. With --cluster NATS-URLS the server is a member of a cluster of
+agcore processes (docs/cluster.md): its sessions are journaled in NATS
+JetStream instead of the data directory, and it takes the flags of agcore
+cluster member (--member-addr, --health-port, --seed for every member,
+--node, --streams). Any member's API and console reach every session: a
+request naming a session (/v1/sessions/{id}/..., and POST /v1/sessions) is
+forwarded, once, to the member that owns the session, after this member's
+host, origin and token checks; event streams are forwarded as they are
+written. While the cluster has not noticed that an owner died, or when the
+owner changed in between, the answer is 503 with Retry-After: send the
+request again (turns with the same turn_id). Other requests (listing
+sessions, tools, usage, metrics, the console's pages) are served by the
+member that receives them. Every member needs the same --token; members
+forward it to each other in plain HTTP, so keep them on a private network.
+A member fires no schedules and refuses the knowledge base.
+
 Every route, its parameters, bodies, errors and stream events are described
 by the OpenAPI 3.1 document the server serves at GET /v1/openapi.json (with
 the token, when one is set); docs/http-api.md is the guide, with examples.`,
@@ -122,7 +138,10 @@ the token, when one is set); docs/http-api.md is the guide, with examples.`,
   curl -s -X POST localhost:8080/v1/sessions -H 'Content-Type: application/json' -d '{"id":"s1"}'
   curl -N localhost:8080/v1/sessions/s1/turns -H 'Accept: text/event-stream' -H 'Content-Type: application/json' -d '{"input":"Summarise the project"}'
   curl -s localhost:8080/v1/sessions/s1/approvals
-  curl -s -X POST localhost:8080/v1/sessions/s1/approvals/CALL_ID -H 'Content-Type: application/json' -d '{"allow":true}'`,
+  curl -s -X POST localhost:8080/v1/sessions/s1/approvals/CALL_ID -H 'Content-Type: application/json' -d '{"allow":true}'
+  AGCORE_TOKEN="$(cat token)" agcore --config agcore.yaml serve --addr 10.0.0.1:8080 \
+      --cluster nats://n1:4222,nats://n2:4222,nats://n3:4222 --member-addr 10.0.0.1:7001 --health-port 7101 \
+      --node m1 --seed 10.0.0.1:7101 --seed 10.0.0.2:7101 --seed 10.0.0.3:7101`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.token = cmp.Or(o.token, a.getenv("AGCORE_TOKEN"))

@@ -59,7 +59,10 @@ func (m *routedMember) served() []*http.Request {
 	return append([]*http.Request(nil), m.seen...)
 }
 
-const routerToken = "router-test-token"
+const (
+	routerToken  = "router-test-token"
+	routerOrigin = "https://console.example"
+)
 
 func newRoutedMember(t *testing.T, self string, owners *fakeOwners) *routedMember {
 	t.Helper()
@@ -70,7 +73,7 @@ func newRoutedMember(t *testing.T, self string, owners *fakeOwners) *routedMembe
 	if err != nil {
 		t.Fatal(err)
 	}
-	api, err := httpapi.New(httpapi.Config{Runtime: rt, Token: routerToken})
+	api, err := httpapi.New(httpapi.Config{Runtime: rt, Token: routerToken, CORSOrigins: []string{routerOrigin}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -277,6 +280,13 @@ func TestSessionRouter(t *testing.T) {
 		if last := seen[len(seen)-1]; last.Header.Get("Origin") != "" || last.Header.Get("Sec-Fetch-Site") != "" {
 			t.Errorf("b got Origin %q, Sec-Fetch-Site %q; want neither", last.Header.Get("Origin"), last.Header.Get("Sec-Fetch-Site"))
 		}
+		// A page of an allowed origin: the owner's answer carries a's grant.
+		resp, body = do(t, http.MethodGet, a.srv.URL, "/v1/sessions/s-b", "",
+			map[string]string{"Origin": routerOrigin, "Sec-Fetch-Site": "cross-site"})
+		if resp.StatusCode != http.StatusOK || resp.Header.Get("Access-Control-Allow-Origin") != routerOrigin {
+			t.Errorf("allowed origin: %d, Access-Control-Allow-Origin %q (%s); want 200 granting %s",
+				resp.StatusCode, resp.Header.Get("Access-Control-Allow-Origin"), body, routerOrigin)
+		}
 	})
 
 	t.Run("not a session", func(t *testing.T) {
@@ -334,4 +344,31 @@ func compactTypes(types, keep []string) []string {
 		}
 	}
 	return out
+}
+
+// TestServeCluster_Usage refuses cluster flags that cannot work, naming
+// the flag, before anything starts.
+func TestServeCluster_Usage(t *testing.T) {
+	nats := []string{"serve", "--cluster", "nats://127.0.0.1:1"}
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"member flag without --cluster", []string{"serve", "--member-addr", "127.0.0.1:7001"}, "--member-addr needs --cluster"},
+		{"seed without --cluster", []string{"serve", "--seed", "127.0.0.1:7101"}, "--seed needs --cluster"},
+		{"no member address", nats, "--member-addr"},
+		{"no health port", append(nats, "--member-addr", "127.0.0.1:7001"), "--health-port is required"},
+		{"no seed", append(nats, "--member-addr", "127.0.0.1:7001", "--health-port", "7101"), "--seed is required"},
+		{"bad seed", append(nats, "--member-addr", "127.0.0.1:7001", "--health-port", "7101", "--seed", "nohost"), `--seed "nohost"`},
+		{"no streams", append(nats, "--member-addr", "127.0.0.1:7001", "--health-port", "7101", "--seed", "127.0.0.1:7101", "--streams", "0"), "--streams"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var out, errOut strings.Builder
+			code := run(t.Context(), tc.args, &out, &errOut, func(string) string { return "" })
+			if code != exitUsage || !strings.Contains(errOut.String(), tc.want) {
+				t.Errorf("exit %d, stderr %q; want %d naming %s", code, errOut.String(), exitUsage, tc.want)
+			}
+		})
+	}
 }
