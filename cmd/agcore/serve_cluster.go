@@ -168,7 +168,7 @@ func (o *serveClusterOptions) joinCluster(ctx context.Context, a *app, rt *actor
 		local: api, owners: m, self: m.Address(),
 		maxBody:     cmp.Or(max(so.maxBody, 0), httpapi.DefaultMaxBodyBytes),
 		bodyTimeout: cmp.Or(so.bodyTimeout, httpapi.DefaultBodyTimeout),
-		newID:       newAPISessionID, log: logger,
+		newID:       newAPISessionID, log: logger, transport: memberTransport(),
 	}
 	// As httpapi.Server.Serve: no ReadTimeout or WriteTimeout, which
 	// would cut event streams.
@@ -205,6 +205,16 @@ func (cs *clusterServer) leave(ctx context.Context) error {
 		}
 	}
 	return err
+}
+
+// memberTransport returns the transport of the requests a member forwards
+// to another: http.DefaultTransport's settings without its proxy from the
+// environment (HTTP_PROXY), so that a forwarded request, and the token it
+// carries, goes straight to the member.
+func memberTransport() *http.Transport {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.Proxy = nil
+	return t
 }
 
 // httpAddress returns the base URL the member announces for its HTTP API
