@@ -35,6 +35,13 @@
 // addresses (protoactor's disthash), so a session moves when a member
 // leaves or joins. protoactor's logs go to Config.Logger.
 //
+// Owner names the member that owns a session id now, without activating
+// anything: the same rendezvous hash over the same topology as disthash.
+// A member that serves an HTTP API announces its base URL
+// (Config.HTTPAddress), which HTTPAddress returns for another member's
+// address, so that a request can be forwarded to the session's owner
+// (agcore serve --cluster does).
+//
 // # Requests
 //
 // Submit, Status and Cancel send one message each through

@@ -64,6 +64,11 @@ type Config struct {
 	// IdleTimeout is how long a grain lives without a request before it
 	// passivates. Zero means 10 minutes.
 	IdleTimeout time.Duration
+	// HTTPAddress is the base URL of the member's HTTP API
+	// (http://host:port), which it announces to the other members so that
+	// they can forward a session's HTTP requests to the session's owner
+	// (HTTPAddress, Owner). Empty means the member serves no HTTP API.
+	HTTPAddress string
 	// Logger receives the member's logs and protoactor's. The zero Logger
 	// discards them.
 	Logger zerolog.Logger
@@ -157,6 +162,7 @@ type Member struct {
 	prov   *automanaged.AutoManagedProvider
 	sub    *eventSub
 	view   *view
+	owners *owners
 
 	// ctx ends at Shutdown; the grains' turns and waits derive from it.
 	ctx    context.Context
@@ -176,7 +182,7 @@ func Start(ctx context.Context, cfg Config) (*Member, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	m := &Member{cfg: cfg, logger: cfg.Logger, wire: NewMessages(), view: newView()}
+	m := &Member{cfg: cfg, logger: cfg.Logger, wire: NewMessages(), view: newView(), owners: newOwners()}
 	port := cfg.Port
 	if port == 0 {
 		if port, err = freePort(cfg.Host); err != nil {

@@ -40,6 +40,7 @@ type memberConfig struct {
 	Seeds      []string      `json:"seeds"`
 	Refresh    time.Duration `json:"refresh_ns"`
 	Charges    string        `json:"charges"`
+	HTTP       string        `json:"http"`
 }
 
 func TestMain(m *testing.M) {
@@ -107,7 +108,7 @@ func runMember(raw string) error {
 	}
 	m, err := cluster.Start(ctx, cluster.Config{
 		Runtime: rt, Port: cfg.Port, HealthPort: cfg.HealthPort, Seeds: cfg.Seeds, Refresh: cfg.Refresh,
-		Logger: logger.Level(zerolog.InfoLevel),
+		HTTPAddress: cfg.HTTP, Logger: logger.Level(zerolog.InfoLevel),
 	})
 	if err != nil {
 		return err

@@ -186,7 +186,7 @@ func startMembers(ctx context.Context, t testing.TB, urls string, streams, membe
 	for i := range members {
 		cfg, err := json.Marshal(memberConfig{
 			Name: fmt.Sprintf("m%d", i+1), NATS: urls, Streams: streams, Port: freePort(t), HealthPort: health[i],
-			Seeds: seeds, Refresh: refresh, Charges: tc.charges,
+			Seeds: seeds, Refresh: refresh, Charges: tc.charges, HTTP: memberHTTP(i + 1),
 		})
 		if err != nil {
 			t.Fatal(err)
@@ -261,6 +261,20 @@ func startMembers(ctx context.Context, t testing.TB, urls string, streams, membe
 		t.Fatal(err)
 	}
 	return tc
+}
+
+// memberHTTP is the HTTP address member n announces; nothing listens on it.
+func memberHTTP(n int) string { return fmt.Sprintf("http://m%d.invalid:8080", n) }
+
+// procNumber returns n of the member process mn at remote address addr.
+func (tc *testCluster) procNumber(addr string) int {
+	for i, p := range tc.procs {
+		if p.addr == addr {
+			return i + 1
+		}
+	}
+	tc.t.Fatalf("no member at %s", addr)
+	return 0
 }
 
 func (tc *testCluster) byAddr(addr string) *proc {
@@ -388,6 +402,9 @@ func TestThreeMembers(t *testing.T) {
 			if info.Error != "" {
 				t.Errorf("member %s: %s", info.Address, info.Error)
 			}
+			if want := memberHTTP(tc.procNumber(info.Address)); info.HTTP != want {
+				t.Errorf("member %s announces HTTP %q, want %q", info.Address, info.HTTP, want)
+			}
 			var want []string
 			for id, addr := range placed {
 				if addr == info.Address {
@@ -398,6 +415,51 @@ func TestThreeMembers(t *testing.T) {
 			if !slices.Equal(info.Sessions, want) {
 				t.Errorf("member %s lists sessions %v, want %v", info.Address, info.Sessions, want)
 			}
+		}
+	})
+
+	t.Run("owner", func(t *testing.T) {
+		ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+		defer cancel()
+		// Owner names, without activating anything, the member each
+		// session's turn ran on, and HTTPAddress that member's HTTP API.
+		before, err := tc.client.Overview(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range 30 {
+			id := fmt.Sprintf("place-%d", i)
+			owner, err := tc.client.Owner(id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			st, err := tc.client.Status(ctx, id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if owner != st.Member {
+				t.Errorf("Owner(%s) = %s, but its grain answers from %s", id, owner, st.Member)
+			}
+			got, err := tc.client.HTTPAddress(ctx, owner)
+			if want := memberHTTP(tc.procNumber(owner)); err != nil || got != want {
+				t.Errorf("HTTPAddress(%s) = %q, %v; want %q", owner, got, err, want)
+			}
+		}
+		for i := range 10 {
+			id := fmt.Sprintf("never-%d", i)
+			if _, err := tc.client.Owner(id); err != nil {
+				t.Fatal(err)
+			}
+		}
+		after, err := tc.client.Overview(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.EqualFunc(before, after, func(a, b cluster.MemberInfo) bool { return slices.Equal(a.Sessions, b.Sessions) }) {
+			t.Errorf("Owner activated sessions: overview went from %+v to %+v", before, after)
+		}
+		if _, err := tc.client.HTTPAddress(ctx, "127.0.0.1:1"); err == nil {
+			t.Error("HTTPAddress of an address no member listens on: no error")
 		}
 	})
 

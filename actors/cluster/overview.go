@@ -26,6 +26,9 @@ type MemberStatusReply struct {
 	// runtime, sorted: those it hosts, and copies a move left behind that
 	// have not been fenced or passivated yet.
 	Sessions []string `json:"sessions"`
+	// HTTP is the member's HTTP address (Config.HTTPAddress), empty when
+	// it serves no HTTP API.
+	HTTP string `json:"http,omitempty"`
 }
 
 // MemberInfo is one member as Overview saw it.
@@ -34,6 +37,8 @@ type MemberInfo struct {
 	Address string `json:"address"`
 	// Sessions are the sessions active on its runtime, sorted.
 	Sessions []string `json:"sessions"`
+	// HTTP is the base URL of its HTTP API, when it serves one.
+	HTTP string `json:"http,omitempty"`
 	// Error says why the member did not answer; Sessions is empty then.
 	Error string `json:"error,omitempty"`
 }
@@ -55,7 +60,7 @@ func (a *infoActor) Receive(c actor.Context) {
 		if _, ok := v.(*MemberStatusRequest); ok {
 			ids := a.m.cfg.Runtime.Sessions()
 			slices.Sort(ids)
-			reply = &MemberStatusReply{Member: a.m.addr, Sessions: ids}
+			reply = &MemberStatusReply{Member: a.m.addr, Sessions: ids, HTTP: a.m.cfg.HTTPAddress}
 		} else {
 			reply = &UnknownReply{Member: a.m.addr, Type: env.GetTypeUrl()}
 		}
@@ -108,7 +113,7 @@ func (m *Member) memberInfo(addr string, env *anypb.Any) MemberInfo {
 		info.Error = fmt.Sprintf("answer %T, want *MemberStatusReply", a)
 		return info
 	}
-	info.Sessions = reply.Sessions
+	info.Sessions, info.HTTP = reply.Sessions, reply.HTTP
 	if info.Sessions == nil {
 		info.Sessions = []string{}
 	}

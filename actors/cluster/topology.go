@@ -22,7 +22,8 @@ type eventSub struct {
 func (s *eventSub) stop() { s.es.Unsubscribe(s.sub) }
 
 // watchTopology logs every topology the member receives: the members it
-// sees, those that joined and those that left.
+// sees, those that joined and those that left; and it keeps the member's
+// placement table (Owner) to the topology.
 func (m *Member) watchTopology(system *actor.ActorSystem) *eventSub {
 	sub := system.EventStream.Subscribe(func(ev any) {
 		t, ok := ev.(*cluster.ClusterTopology)
@@ -36,6 +37,7 @@ func (m *Member) watchTopology(system *actor.ActorSystem) *eventSub {
 			}
 			return out
 		}
+		m.owners.setTopology(t)
 		m.view.set(len(t.Members))
 		m.logger.Info().Int("members", len(t.Members)).Strs("joined", addrs(t.Joined)).Strs("left", addrs(t.Left)).
 			Msg("cluster: topology")

@@ -43,6 +43,8 @@ type serveOptions struct {
 	corsOrigins, allowedHosts                   []string
 	readHeaderTimeout, bodyTimeout, idleTimeout time.Duration
 	maxConnections                              int
+	// cluster makes the server a member of a cluster (serve_cluster.go).
+	cluster serveClusterOptions
 }
 
 // newServeCmd returns `agcore serve`.
@@ -109,6 +111,22 @@ an idle connection is closed after --idle-timeout, and at most
 The serve section of the configuration file sets the same (see
 docs/agcore.example.yaml); flags override it.
 
+Cluster. With --cluster NATS-URLS the server is a member of a cluster of
+agcore processes (docs/cluster.md): its sessions are journaled in NATS
+JetStream instead of the data directory, and it takes the flags of agcore
+cluster member (--member-addr, --health-port, --seed for every member,
+--node, --streams). Any member's API and console reach every session: a
+request naming a session (/v1/sessions/{id}/..., and POST /v1/sessions) is
+forwarded, once, to the member that owns the session, after this member's
+host, origin and token checks; event streams are forwarded as they are
+written. While the cluster has not noticed that an owner died, or when the
+owner changed in between, the answer is 503 with Retry-After: send the
+request again (turns with the same turn_id). Other requests (listing
+sessions, tools, usage, metrics, the console's pages) are served by the
+member that receives them. Every member needs the same --token; members
+forward it to each other in plain HTTP, so keep them on a private network.
+A member fires no schedules and refuses the knowledge base.
+
 Every route, its parameters, bodies, errors and stream events are described
 by the OpenAPI 3.1 document the server serves at GET /v1/openapi.json (with
 the token, when one is set); docs/http-api.md is the guide, with examples.`,
@@ -120,7 +138,10 @@ the token, when one is set); docs/http-api.md is the guide, with examples.`,
   curl -s -X POST localhost:8080/v1/sessions -H 'Content-Type: application/json' -d '{"id":"s1"}'
   curl -N localhost:8080/v1/sessions/s1/turns -H 'Accept: text/event-stream' -H 'Content-Type: application/json' -d '{"input":"Summarise the project"}'
   curl -s localhost:8080/v1/sessions/s1/approvals
-  curl -s -X POST localhost:8080/v1/sessions/s1/approvals/CALL_ID -H 'Content-Type: application/json' -d '{"allow":true}'`,
+  curl -s -X POST localhost:8080/v1/sessions/s1/approvals/CALL_ID -H 'Content-Type: application/json' -d '{"allow":true}'
+  AGCORE_TOKEN="$(cat token)" agcore --config agcore.yaml serve --addr 10.0.0.1:8080 \
+      --cluster nats://n1:4222,nats://n2:4222,nats://n3:4222 --member-addr 10.0.0.1:7001 --health-port 7101 \
+      --node m1 --seed 10.0.0.1:7101 --seed 10.0.0.2:7101 --seed 10.0.0.3:7101`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.token = cmp.Or(o.token, a.getenv("AGCORE_TOKEN"))
@@ -137,6 +158,9 @@ the token, when one is set); docs/http-api.md is the guide, with examples.`,
 			}
 			if o.maxBody < 0 {
 				return &usageError{fmt.Errorf("--max-body must not be negative, got %d", o.maxBody)}
+			}
+			if err := o.cluster.check(cmd); err != nil {
+				return err
 			}
 			return runServe(cmd, a, o)
 		},
@@ -160,6 +184,7 @@ the token, when one is set); docs/http-api.md is the guide, with examples.`,
 	f.DurationVar(&o.bodyTimeout, "body-timeout", httpapi.DefaultBodyTimeout, "time to read a request's body; a slower one gets 408 (config serve.body_timeout)")
 	f.DurationVar(&o.idleTimeout, "idle-timeout", httpapi.DefaultIdleTimeout, "time a keep-alive connection may wait for its next request (config serve.idle_timeout)")
 	f.IntVar(&o.maxConnections, "max-connections", httpapi.DefaultMaxConnections, "connections open at once, event streams included (config serve.max_connections)")
+	addServeClusterFlags(cmd, &o.cluster)
 	return cmd
 }
 
@@ -373,7 +398,8 @@ func runServe(cmd *cobra.Command, a *app, o serveOptions) (err error) {
 	}
 
 	built, err := config.Build(ctx, cfg, config.BuildOptions{Getenv: a.getenv, Logger: component(base, "runtime"), Redactor: a.redactor,
-		Scheduler: true})
+		Scheduler: !o.cluster.enabled()}) // every member would fire each schedule
+
 	if err != nil {
 		return err
 	}
@@ -386,7 +412,13 @@ func runServe(cmd *cobra.Command, a *app, o serveOptions) (err error) {
 	}
 	defer tel.close(ctx, log)
 	tel.apply(&rc)
-	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
+	if o.cluster.enabled() {
+		closeJournal, err := o.cluster.useJournal(ctx, a, &rc)
+		if err != nil {
+			return err
+		}
+		defer closeJournal()
+	} else if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
 		return fmt.Errorf("data directory %s: %w", cfg.DataDir, err)
 	}
 	rt, err := actors.New(rc)
@@ -396,11 +428,13 @@ func runServe(cmd *cobra.Command, a *app, o serveOptions) (err error) {
 	if err := waitRuntimeMCP(ctx, rt, cfg, cmd.ErrOrStderr()); err != nil {
 		return errors.Join(err, rt.Shutdown(context.WithoutCancel(ctx)))
 	}
-	stopControl, err := serveControl(cfg.DataDir, rt, component(base, "control"))
-	if err != nil {
-		log.Warn().Err(err).Msg("no control socket: agcore backup cannot reach this server's store")
+	if !o.cluster.enabled() { // a member's journal is on NATS: nothing to back up here
+		stopControl, err := serveControl(cfg.DataDir, rt, component(base, "control"))
+		if err != nil {
+			log.Warn().Err(err).Msg("no control socket: agcore backup cannot reach this server's store")
+		}
+		defer stopControl()
 	}
-	defer stopControl()
 	srv, err := httpapi.New(httpapi.Config{
 		Runtime: rt, Tools: built.Tools, MetricsReader: tel.reader, Console: true, Schedules: built.Schedules,
 		Token: o.token, MaxBodyBytes: o.maxBody, Logger: base,
@@ -417,8 +451,18 @@ func runServe(cmd *cobra.Command, a *app, o serveOptions) (err error) {
 		_ = srv.Shutdown(context.WithoutCancel(ctx))
 		return listenError("--addr", o.addr, err)
 	}
+	serveLn, leave := srv.Serve, func(context.Context) error { return nil }
+	if o.cluster.enabled() {
+		cs, err := o.cluster.joinCluster(ctx, a, rt, srv, ln, o)
+		if err != nil {
+			_ = ln.Close()
+			return errors.Join(err, srv.Shutdown(context.WithoutCancel(ctx)))
+		}
+		serveLn, leave = cs.serve, cs.leave
+		fmt.Fprintln(out, cs.joined)
+	}
 	served := make(chan error, 1)
-	go func() { served <- srv.Serve(ln) }()
+	go func() { served <- serveLn(ln) }()
 
 	fmt.Fprintf(out, "agcore API listening on http://%s\n", ln.Addr())
 	fmt.Fprintf(out, "model %s%s · data %s · workspace %s%s · permissions %s\n",
@@ -435,6 +479,7 @@ func runServe(cmd *cobra.Command, a *app, o serveOptions) (err error) {
 	case <-ctx.Done():
 	case err := <-served:
 		_ = srv.Shutdown(context.WithoutCancel(ctx))
+		_ = leave(context.WithoutCancel(ctx))
 		return fmt.Errorf("serve: %w", err)
 	}
 	log.Info().Dur("timeout", o.shutdownTimeout).Msg("shutting down")
@@ -442,6 +487,9 @@ func runServe(cmd *cobra.Command, a *app, o serveOptions) (err error) {
 	defer cancel()
 	if err := srv.Shutdown(sctx); err != nil && !errors.Is(err, context.DeadlineExceeded) {
 		return err
+	}
+	if err := leave(sctx); err != nil {
+		log.Warn().Err(err).Msg("leaving the cluster")
 	}
 	if err := <-served; !errors.Is(err, httpapi.ErrServerClosed) {
 		return fmt.Errorf("serve: %w", err)
