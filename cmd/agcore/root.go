@@ -71,9 +71,11 @@ func runIO(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 }
 
 // newApp returns the app of a command line writing to stdout and stderr,
-// both masked by a new redactor.
+// both masked by a new redactor. The command's messages and the logger
+// share stderr through one lock.
 func newApp(stdout, stderr io.Writer, getenv func(string) string) *app {
 	r := redact.New()
+	stderr = locked(stderr)
 	return &app{stdout: masked(stdout, r), stderr: masked(stderr, r), rawStderr: stderr, getenv: getenv,
 		log: zerolog.Nop(), redactor: r}
 }
