@@ -85,8 +85,13 @@ func (c *callApprover) Approve(ctx context.Context, req toolsys.ApprovalRequest)
 	_, span := c.rt.tel.StartApproval(ctx, req.Tool, req.CallID)
 	root := c.rt.system.Root
 	root.Send(c.session, &approvalAskCmd{gen: c.gen, wait: w})
-	actx, cancel := context.WithCancel(ctx)
-	defer cancel() // stops Config.Approver once the call has its answer
+	// Stops Config.Approver once the call has its answer. When ctx ended
+	// first, its cause goes to Config.Approver's context too: Go closes
+	// ctx's Done before it cancels ctx's children, so this cancel can come
+	// first, and a plain one would hide the cause (an approval timeout,
+	// which a prompt tells apart from a cancelled call).
+	actx, cancel := context.WithCancelCause(ctx)
+	defer func() { cancel(context.Cause(ctx)) }()
 	go func() {
 		ans, err := c.next.Approve(actx, req)
 		if actx.Err() != nil {

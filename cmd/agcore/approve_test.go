@@ -618,10 +618,9 @@ func TestRunApproval_Expires(t *testing.T) {
 	}
 	s := startCLI(t, true, "--config", cfg, "run", "please make the file")
 	s.waitFor(t, promptHeader)
-	note := s.waitFor(t, "approval expired")
-	if !strings.Contains(note, "no answer within 300ms") {
-		t.Errorf("the prompt says %q, want the approval timeout", note)
-	}
+	// The prompt's note names the timeout; the call's ✗ line, which may
+	// come first, shows the reason cut short.
+	s.waitFor(t, "approval expired: no answer within 300ms")
 	code, out := s.wait(t)
 	if code != exitOK || !strings.Contains(out, "Done with bash.") {
 		t.Fatalf("exit code %d\n%s\nstderr:\n%s", code, out, s.stderr.String())
