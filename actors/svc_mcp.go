@@ -24,6 +24,8 @@ type mcpSet struct {
 	byName   map[string]*mcpServer
 	reg      *toolsys.Registry
 	strategy actor.SupervisorStrategy
+	// elicits holds the servers' questions of no single session.
+	elicits elicitList
 }
 
 // mcpServer is the runtime's record of one MCP server. It outlives the
@@ -199,6 +201,9 @@ func (a *mcpConnActor) connect(ctx actor.Context) {
 		}
 	}
 	cfg := srv.cfg
+	if cfg.Elicit == nil {
+		cfg.Elicit = rt.mcpElicit()
+	}
 	if cfg.Sampling && cfg.Sample == nil {
 		cfg.Sample = rt.mcpSample(cfg.Name)
 	}

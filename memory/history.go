@@ -275,6 +275,9 @@ func (s *State) Apply(env messages.Envelope, ev messages.JournalEvent) error {
 				s.Open.SubAgents[e.CallID] = sa
 			}
 		}
+	case messages.ElicitationRequested, messages.ElicitationResolved:
+		// An MCP server's question and its answer leave the conversation
+		// as it is: the call that caused it records its own result.
 	default:
 		return fmt.Errorf("%w: unhandled event type %s at seq %d", ErrInvalidEvent, ev.JournalType(), env.Seq)
 	}
