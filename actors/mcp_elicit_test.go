@@ -355,3 +355,50 @@ func TestMCP_ElicitationCallbackTakesPrecedence(t *testing.T) {
 	}
 	_ = events
 }
+
+// TestMCP_ElicitationCancelledAtShutdown cancels a pending question when
+// the runtime shuts down, rather than holding the shutdown until the
+// question expires.
+func TestMCP_ElicitationCancelledAtShutdown(t *testing.T) {
+	m := &memServer{server: askServer(1)}
+	t.Cleanup(m.closeSessions)
+	prov, err := scripted.New(askScript(), scripted.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt, err := actors.NewInMemory(actors.Config{Provider: prov, MCPServers: []mcp.ServerConfig{m.config("srv")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitMCP(t, rt, "srv")
+	m.mu.Lock()
+	ss := m.sessions[len(m.sessions)-1]
+	m.mu.Unlock()
+	asked := make(chan string, 1)
+	changed := rt.ElicitationsChanged()
+	go func() {
+		res, err := ss.Elicit(context.Background(), &sdk.ElicitParams{Message: "Still there?",
+			RequestedSchema: &jsonschema.Schema{Type: "object", Properties: map[string]*jsonschema.Schema{"yes": {Type: "boolean"}}}})
+		if err != nil {
+			asked <- "error: " + err.Error()
+			return
+		}
+		asked <- res.Action
+	}()
+	select {
+	case <-changed:
+	case <-t.Context().Done():
+		t.Fatal("the question never reached the runtime's list")
+	}
+	if ps := rt.Elicitations(); len(ps) != 1 || ps[0].Session != "" {
+		t.Fatalf("Elicitations() = %+v, want one question of no session", ps)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	if err := rt.Shutdown(ctx); err != nil {
+		t.Fatalf("Shutdown with a question pending: %v", err)
+	}
+	if got := <-asked; got != "cancel" {
+		t.Fatalf("the server got %q, want cancel", got)
+	}
+}

@@ -153,8 +153,8 @@ func (l *elicitList) list() []PendingElicitation {
 // live session becomes a pending question of that session (journaled,
 // published as ElicitationPending, answered through
 // Runtime.AnswerElicitation); any other waits in the runtime's list. A
-// question no one answers before ctx ends (mcp.ServerConfig.ElicitTimeout)
-// is cancelled.
+// question no one answers before ctx ends (mcp.ServerConfig.ElicitTimeout),
+// its session stops or the runtime shuts down is cancelled.
 func (rt *Runtime) mcpElicit() mcp.ElicitFunc {
 	return func(ctx context.Context, q mcp.Elicitation) (mcp.ElicitAnswer, error) {
 		now := rt.clock.Now()
@@ -175,14 +175,23 @@ func (rt *Runtime) mcpElicit() mcp.ElicitFunc {
 			rt.logger.Info().Str("mcp_server", q.Server).Str("elicitation", w.info.ID).Strs("candidates", q.Candidates).
 				Msg("mcp: a question of no single session waits in the runtime's list")
 		}
+		var stopped <-chan struct{}
+		if ref != nil {
+			stopped = ref.done
+		}
+		reason := ""
 		select {
 		case ans := <-w.answer:
 			return ans, nil
+		case <-stopped:
+			return mcp.ElicitAnswer{Action: mcp.ElicitCancel}, nil
+		case <-rt.mcp.closing:
+			reason = "the runtime is shutting down"
 		case <-ctx.Done():
-		}
-		reason := "the server withdrew the question, or its call ended"
-		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			reason = fmt.Sprintf("the question expired: no answer within %v", w.info.Expires.Sub(now).Round(time.Millisecond))
+			reason = "the server withdrew the question, or its call ended"
+			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+				reason = fmt.Sprintf("the question expired: no answer within %v", w.info.Expires.Sub(now).Round(time.Millisecond))
+			}
 		}
 		if ref == nil {
 			if rt.mcp.elicits.take(w.info.ID) != nil {

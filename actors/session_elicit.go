@@ -8,6 +8,7 @@ package actors
 
 import (
 	"cmp"
+	"context"
 	"fmt"
 	"maps"
 	"slices"
@@ -120,5 +121,26 @@ func (a *sessionActor) cancelElicitations(reason string) {
 	slices.SortFunc(ws, func(x, y *elicitWait) int { return cmp.Compare(x.info.ID, y.info.ID) })
 	for _, w := range ws {
 		a.resolveElicit(w, mcp.ElicitAnswer{Action: mcp.ElicitCancel}, AnsweredByRuntime, reason)
+	}
+}
+
+// Elicitations returns the MCP servers' questions pending in the session,
+// oldest first. A session that is not active has none.
+func (s *Session) Elicitations(ctx context.Context) ([]PendingElicitation, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	reply := make(chan []PendingElicitation, 1)
+	ref := s.rt.postLive(s.id, &elicitationsCmd{reply: reply})
+	if ref == nil {
+		return []PendingElicitation{}, nil
+	}
+	select {
+	case ps := <-reply:
+		return ps, nil
+	case <-ref.done:
+		return []PendingElicitation{}, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
 	}
 }

@@ -26,6 +26,9 @@ type mcpSet struct {
 	strategy actor.SupervisorStrategy
 	// elicits holds the servers' questions of no single session.
 	elicits elicitList
+	// closing is closed when the runtime starts stopping the servers: the
+	// questions still pending are cancelled.
+	closing chan struct{}
 }
 
 // mcpServer is the runtime's record of one MCP server. It outlives the
@@ -64,7 +67,7 @@ func (rt *Runtime) configureMCP() error {
 	if len(rt.cfg.MCPServers) == 0 {
 		return nil
 	}
-	set := &mcpSet{byName: make(map[string]*mcpServer, len(rt.cfg.MCPServers))}
+	set := &mcpSet{byName: make(map[string]*mcpServer, len(rt.cfg.MCPServers)), closing: make(chan struct{})}
 	for i, cfg := range rt.cfg.MCPServers {
 		field := fmt.Sprintf("MCPServers[%d]", i)
 		if err := cfg.Validate(); err != nil {
@@ -140,6 +143,7 @@ func (rt *Runtime) stopMCP(ctx context.Context) {
 	if rt.mcp == nil {
 		return
 	}
+	close(rt.mcp.closing)
 	for _, srv := range rt.mcp.servers {
 		if srv.pid != nil {
 			_ = waitFuture(ctx, rt.system.Root.PoisonFuture(srv.pid))
