@@ -144,3 +144,9 @@ func (s *Session) Elicitations(ctx context.Context) ([]PendingElicitation, error
 		return nil, ctx.Err()
 	}
 }
+
+// AnswerElicitation answers the session's pending question id, as
+// Runtime.AnswerElicitation does.
+func (s *Session) AnswerElicitation(ctx context.Context, id string, ans mcp.ElicitAnswer) error {
+	return s.rt.AnswerElicitation(ctx, s.id, id, ans)
+}
