@@ -52,6 +52,10 @@ func (a *sessionActor) onElicit(m elicitMsg) {
 		a.onElicitAsk(m.wait)
 	case *elicitAnswerCmd:
 		a.onElicitAnswer(m)
+	case *samplingAskCmd:
+		a.onSamplingAsk(m)
+	case *samplingDoneCmd:
+		a.onSamplingDone(m)
 	case *elicitationsCmd:
 		out := make([]PendingElicitation, 0, len(a.elicits))
 		for _, w := range a.elicits {

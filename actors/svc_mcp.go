@@ -8,6 +8,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -29,6 +30,8 @@ type mcpSet struct {
 	// closing is closed when the runtime starts stopping the servers: the
 	// questions still pending are cancelled.
 	closing chan struct{}
+	// samplings numbers the sampling requests of sessions.
+	samplings atomic.Uint64
 }
 
 // mcpServer is the runtime's record of one MCP server. It outlives the

@@ -56,7 +56,8 @@ func (e *DecodeError) Unwrap() error { return e.Err }
 // Activated, UserMessage, AssistantMessage, ToolCallStarted, ToolResult,
 // TurnCompleted, TurnCancelled, Compacted, ApprovalRequested,
 // ApprovalGranted, ApprovalDenied, AgentSwitched, SubAgentSpawned,
-// SubAgentFinished, ElicitationRequested and ElicitationResolved.
+// SubAgentFinished, ElicitationRequested, ElicitationResolved and
+// SamplingAnswered.
 type JournalEvent interface {
 	// JournalType is the event's tag in the envelope ("user_message", ...).
 	JournalType() string
@@ -193,6 +194,24 @@ type ElicitationResolved struct {
 	Reason string `json:"reason,omitempty"`
 }
 
+// SamplingAnswered records an MCP server's sampling request that the
+// session's model answered during tool call CallID of turn Turn, once the
+// session's approval path allowed it: a summary of the request, the
+// model's answer, and what it spent, counted in the session's usage and
+// cost.
+type SamplingAnswered struct {
+	Turn   int    `json:"turn"`
+	Server string `json:"server"`
+	CallID string `json:"call_id,omitempty"`
+	// Request summarises the request: how many messages, the token limit
+	// and the start of the last message.
+	Request string  `json:"request"`
+	Text    string  `json:"text"`
+	Model   string  `json:"model"`
+	Usage   Usage   `json:"usage"`
+	Cost    float64 `json:"cost,omitempty"`
+}
+
 // ApprovalGranted says a pending tool call was approved.
 type ApprovalGranted struct {
 	CallID string `json:"call_id"`
@@ -279,6 +298,9 @@ func (ElicitationRequested) JournalType() string { return "elicitation_requested
 func (ElicitationResolved) JournalType() string { return "elicitation_resolved" }
 
 // JournalType implements JournalEvent.
+func (SamplingAnswered) JournalType() string { return "sampling_answered" }
+
+// JournalType implements JournalEvent.
 func (ApprovalDenied) JournalType() string { return "approval_denied" }
 
 // JournalType implements JournalEvent.
@@ -302,6 +324,7 @@ func (ApprovalRequested) isJournalEvent()    {}
 func (ApprovalGranted) isJournalEvent()      {}
 func (ElicitationRequested) isJournalEvent() {}
 func (ElicitationResolved) isJournalEvent()  {}
+func (SamplingAnswered) isJournalEvent()     {}
 func (ApprovalDenied) isJournalEvent()       {}
 func (AgentSwitched) isJournalEvent()        {}
 func (SubAgentSpawned) isJournalEvent()      {}
@@ -333,6 +356,8 @@ func newJournalEvent(typ string) JournalEvent {
 		return &ElicitationRequested{}
 	case "elicitation_resolved":
 		return &ElicitationResolved{}
+	case "sampling_answered":
+		return &SamplingAnswered{}
 	case "approval_denied":
 		return &ApprovalDenied{}
 	case "agent_switched":
