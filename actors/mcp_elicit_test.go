@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -400,5 +401,40 @@ func TestMCP_ElicitationCancelledAtShutdown(t *testing.T) {
 	}
 	if got := <-asked; got != "cancel" {
 		t.Fatalf("the server got %q, want cancel", got)
+	}
+}
+
+// TestMCP_ElicitationWithdrawn cancels, and journals as the runtime's, a
+// question the server stops waiting for (here after 50ms of its own).
+func TestMCP_ElicitationWithdrawn(t *testing.T) {
+	s := sdk.NewServer(&sdk.Implementation{Name: "impatient", Version: "1"}, &sdk.ServerOptions{SupportedProtocolVersions: []string{"2025-11-25"}})
+	sdk.AddTool(s, &sdk.Tool{Name: "ask"}, func(ctx context.Context, req *sdk.CallToolRequest, _ struct {
+		Who string `json:"who"`
+	}) (*sdk.CallToolResult, any, error) {
+		qctx, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
+		defer cancel()
+		_, err := req.Session.Elicit(qctx, &sdk.ElicitParams{Message: "Quick?",
+			RequestedSchema: &jsonschema.Schema{Type: "object", Properties: map[string]*jsonschema.Schema{"yes": {Type: "boolean"}}}})
+		return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: fmt.Sprintf("gave up: %v", err != nil)}}}, nil, nil
+	})
+	cfg := memConfig(t, "srv", s)
+	f := newFixture(t, askScript(), nil, func(c *actors.Config) { c.MCPServers = []mcp.ServerConfig{cfg} })
+	waitMCP(t, f.rt, "srv")
+	var answered []messages.ElicitationAnswered
+	events, _ := turnResult(t, f.sess, "alpha", func(messages.ElicitationPending) {})
+	for _, ev := range events {
+		if e, ok := ev.(messages.ElicitationAnswered); ok {
+			answered = append(answered, e)
+		}
+	}
+	if len(answered) != 1 || answered[0].Action != "cancel" || answered[0].By != actors.AnsweredByRuntime {
+		t.Fatalf("ElicitationAnswered events %+v, want one cancel by the runtime", answered)
+	}
+	journal, _ := elicitJournal(t, f.rt, "s1")
+	if len(journal) != 2 {
+		t.Fatalf("journal %+v, want the question and its cancellation", journal)
+	}
+	if res, ok := journal[1].(messages.ElicitationResolved); !ok || res.Action != "cancel" || !strings.Contains(res.Reason, "withdrew") {
+		t.Fatalf("resolution %+v, want a cancel saying the server withdrew the question", journal[1])
 	}
 }
