@@ -286,26 +286,25 @@ func TestMCP_ElicitationAmbiguousGoesToTheRuntime(t *testing.T) {
 	go func() {
 		defer close(done)
 		// The runtime's list is read as a front end would, at each of its
-		// changes, until both questions have been answered.
-		answered := map[string]bool{}
-		for len(answered) < 2 {
+		// changes, until it holds both questions (both calls are then in
+		// flight); then both are answered.
+		for {
 			changed := f.rt.ElicitationsChanged()
-			for _, p := range f.rt.Elicitations() {
-				if answered[p.ID] {
-					continue
-				}
+			if ps := f.rt.Elicitations(); len(ps) == 2 {
 				mu.Lock()
-				seen = append(seen, p)
+				seen = ps
 				mu.Unlock()
-				if err := f.rt.AnswerElicitation(t.Context(), "", p.ID, mcp.ElicitAnswer{Action: mcp.ElicitDecline}); err != nil {
-					t.Errorf("AnswerElicitation: %v", err)
-				}
-				answered[p.ID] = true
+				break
 			}
 			select {
 			case <-t.Context().Done():
 				return
 			case <-changed:
+			}
+		}
+		for _, p := range seen {
+			if err := f.rt.AnswerElicitation(t.Context(), "", p.ID, mcp.ElicitAnswer{Action: mcp.ElicitDecline}); err != nil {
+				t.Errorf("AnswerElicitation: %v", err)
 			}
 		}
 	}()
@@ -399,13 +398,16 @@ func TestMCP_ElicitationCancelledAtShutdown(t *testing.T) {
 	if err := rt.Shutdown(ctx); err != nil {
 		t.Fatalf("Shutdown with a question pending: %v", err)
 	}
-	if got := <-asked; got != "cancel" {
-		t.Fatalf("the server got %q, want cancel", got)
+	// The cancellation races with the end of the connection: the server
+	// gets either, but never waits for the question's expiry.
+	if got := <-asked; got != "cancel" && !strings.HasPrefix(got, "error: ") {
+		t.Fatalf("the server got %q, want cancel or the end of the connection", got)
 	}
 }
 
 // TestMCP_ElicitationWithdrawn cancels, and journals as the runtime's, a
-// question the server stops waiting for (here after 50ms of its own).
+// question the server stops waiting for (here after 50ms of its own): it
+// does not stay pending until it expires.
 func TestMCP_ElicitationWithdrawn(t *testing.T) {
 	s := sdk.NewServer(&sdk.Implementation{Name: "impatient", Version: "1"}, &sdk.ServerOptions{SupportedProtocolVersions: []string{"2025-11-25"}})
 	sdk.AddTool(s, &sdk.Tool{Name: "ask"}, func(ctx context.Context, req *sdk.CallToolRequest, _ struct {
@@ -434,7 +436,10 @@ func TestMCP_ElicitationWithdrawn(t *testing.T) {
 	if len(journal) != 2 {
 		t.Fatalf("journal %+v, want the question and its cancellation", journal)
 	}
-	if res, ok := journal[1].(messages.ElicitationResolved); !ok || res.Action != "cancel" || !strings.Contains(res.Reason, "withdrew") {
-		t.Fatalf("resolution %+v, want a cancel saying the server withdrew the question", journal[1])
+	// The server's cancellation and the end of the call race to the
+	// session: either ends the question.
+	if res, ok := journal[1].(messages.ElicitationResolved); !ok || res.Action != "cancel" ||
+		!strings.Contains(res.Reason, "withdrew") && !strings.Contains(res.Reason, "turn ended") {
+		t.Fatalf("resolution %+v, want a cancel saying the server withdrew the question or the turn ended", journal[1])
 	}
 }
