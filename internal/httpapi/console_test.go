@@ -199,7 +199,7 @@ func TestConsole_EndToEnd(t *testing.T) {
 	run("cancel it",
 		// The long call's box is on the page (nothing moves the button
 		// under the pointer any more).
-		chromedp.Poll(`document.querySelectorAll("#conversation details.tool").length === 4`, nil, chromedp.WithPollingTimeout(20*time.Second)),
+		chromedp.Poll(`document.querySelectorAll("#conversation details.tool").length === 5`, nil, chromedp.WithPollingTimeout(20*time.Second)),
 		chromedp.WaitEnabled("#cancel", chromedp.ByID),
 		chromedp.Click("#cancel", chromedp.ByID),
 		chromedp.WaitEnabled("#send", chromedp.ByID),
