@@ -41,6 +41,9 @@ func redactEvent(r *redact.Redactor, ev messages.Event) messages.Event {
 	case messages.ToolProgress:
 		e.Message = r.Content(e.Message)
 		return e
+	case messages.ElicitationPending:
+		e.Message, e.URL = r.String(e.Message), r.String(e.URL)
+		return e
 	}
 	return ev
 }

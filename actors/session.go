@@ -303,6 +303,9 @@ func (s *Session) Usage(ctx context.Context) (UsageReport, error) {
 		case messages.AssistantMessage:
 			rep.Own = rep.Own.Add(ev.Usage)
 			rep.OwnCost += ev.Cost
+		case messages.SamplingAnswered:
+			rep.Own = rep.Own.Add(ev.Usage)
+			rep.OwnCost += ev.Cost
 		case messages.SubAgentSpawned:
 			spawned[ev.Child] = ev
 		case messages.SubAgentFinished:

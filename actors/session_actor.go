@@ -90,6 +90,7 @@ type sessionActor struct {
 	queue      []*submitCmd
 
 	approvals map[string]*approvalWait // pending approvals by call id
+	elicits   map[string]*elicitWait   // pending MCP questions by id
 	live      map[string]*liveSub      // sub-agents that have not reported, by child id
 	waiting   []*spawnReq              // spawns waiting for a sub-agent slot
 	watchers  int                      // subscribers of Watch, as of the last prune
@@ -234,6 +235,8 @@ func (a *sessionActor) Receive(ctx actor.Context) {
 		a.onApprovalAnswer(m)
 	case *approverAnswer:
 		a.onApproverAnswer(m)
+	case elicitMsg:
+		a.onElicit(m)
 	case *faultCmd:
 		panic(m.err)
 	}

@@ -201,11 +201,13 @@ func (a *sessionActor) expireApproval(callID, reason string) {
 	}
 }
 
-// expireApprovals denies every pending approval of the session.
+// expireApprovals denies every pending approval of the session, and
+// cancels its pending MCP questions.
 func (a *sessionActor) expireApprovals(reason string) {
 	for _, p := range a.pendingApprovals() {
 		a.expireApproval(p.CallID, reason)
 	}
+	a.cancelElicitations(reason)
 }
 
 // pendingApprovals returns the pending approvals, oldest first.

@@ -8,6 +8,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -24,6 +25,13 @@ type mcpSet struct {
 	byName   map[string]*mcpServer
 	reg      *toolsys.Registry
 	strategy actor.SupervisorStrategy
+	// elicits holds the servers' questions of no single session.
+	elicits elicitList
+	// closing is closed when the runtime starts stopping the servers: the
+	// questions still pending are cancelled.
+	closing chan struct{}
+	// samplings numbers the sampling requests of sessions.
+	samplings atomic.Uint64
 }
 
 // mcpServer is the runtime's record of one MCP server. It outlives the
@@ -62,7 +70,7 @@ func (rt *Runtime) configureMCP() error {
 	if len(rt.cfg.MCPServers) == 0 {
 		return nil
 	}
-	set := &mcpSet{byName: make(map[string]*mcpServer, len(rt.cfg.MCPServers))}
+	set := &mcpSet{byName: make(map[string]*mcpServer, len(rt.cfg.MCPServers)), closing: make(chan struct{})}
 	for i, cfg := range rt.cfg.MCPServers {
 		field := fmt.Sprintf("MCPServers[%d]", i)
 		if err := cfg.Validate(); err != nil {
@@ -138,6 +146,7 @@ func (rt *Runtime) stopMCP(ctx context.Context) {
 	if rt.mcp == nil {
 		return
 	}
+	close(rt.mcp.closing)
 	for _, srv := range rt.mcp.servers {
 		if srv.pid != nil {
 			_ = waitFuture(ctx, rt.system.Root.PoisonFuture(srv.pid))
@@ -199,6 +208,9 @@ func (a *mcpConnActor) connect(ctx actor.Context) {
 		}
 	}
 	cfg := srv.cfg
+	if cfg.Elicit == nil {
+		cfg.Elicit = rt.mcpElicit()
+	}
 	if cfg.Sampling && cfg.Sample == nil {
 		cfg.Sample = rt.mcpSample(cfg.Name)
 	}

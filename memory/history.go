@@ -276,6 +276,17 @@ func (s *State) Apply(env messages.Envelope, ev messages.JournalEvent) error {
 				s.Open.SubAgents[e.CallID] = sa
 			}
 		}
+	case messages.SamplingAnswered:
+		// An MCP server's sampling request, answered by the session's
+		// model: its usage and cost are the turn's and the session's.
+		o := s.open(e.Turn)
+		o.Usage = o.Usage.Add(e.Usage)
+		o.Cost += e.Cost
+		s.Usage = s.Usage.Add(e.Usage)
+		s.Cost += e.Cost
+	case messages.ElicitationRequested, messages.ElicitationResolved:
+		// An MCP server's question and its answer leave the conversation
+		// as it is: the call that caused it records its own result.
 	default:
 		return fmt.Errorf("%w: unhandled event type %s at seq %d", ErrInvalidEvent, ev.JournalType(), env.Seq)
 	}

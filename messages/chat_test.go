@@ -254,6 +254,9 @@ func TestEvents_RoundTrip(t *testing.T) {
 		SubAgentEnded{EventMeta: meta, CallID: "c", Child: "s1/sub/1", Outcome: OutcomeCompleted, Usage: Usage{1, 1, 2, 0, 0}},
 		ApprovalPending{EventMeta: meta, CallID: "c", Tool: "bash", Reason: "ask"},
 		ToolProgress{EventMeta: meta, CallID: "c", Name: "mcp__s__long", Progress: 2, Total: 5, Message: "step 2"},
+		ElicitationPending{EventMeta: meta, ID: "e1", Server: "files", CallID: "c", Message: "Which folder?", Mode: "form",
+			Fields: []string{"folder"}, Expires: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)},
+		ElicitationAnswered{EventMeta: meta, ID: "e1", Action: "decline", By: "caller"},
 	}
 	seen := map[string]bool{}
 	for _, ev := range events {

@@ -19,7 +19,8 @@ func (m EventMeta) Meta() EventMeta { return m }
 // Event is something a running session publishes to its subscribers. The set
 // of events is closed: TurnStarted, TextDelta, ToolStarted, ToolFinished,
 // UsageReported, ContextCompacted, TurnEnded, ErrorEvent, AgentChanged,
-// SubAgentStarted, SubAgentEnded, ApprovalPending and ToolProgress.
+// SubAgentStarted, SubAgentEnded, ApprovalPending, ToolProgress,
+// ElicitationPending and ElicitationAnswered.
 type Event interface {
 	// EventType is the event's tag in its JSON form ("text_delta", ...).
 	EventType() string
@@ -176,6 +177,35 @@ type ApprovalPending struct {
 	Reason string `json:"reason,omitempty"`
 }
 
+// ElicitationPending says an MCP server asks the session's user a
+// question (elicitation/create) during tool call CallID. The answer is
+// given through Runtime.AnswerElicitation, with ID.
+type ElicitationPending struct {
+	EventMeta
+	ID     string `json:"id"`
+	Server string `json:"server"`
+	// CallID is the tool call the question belongs to, when that can be
+	// told.
+	CallID  string `json:"call_id,omitempty"`
+	Message string `json:"message"`
+	// Mode is "form" (answer Fields) or "url" (open URL).
+	Mode string `json:"mode"`
+	// Fields are the names of the form's fields, sorted.
+	Fields []string `json:"fields,omitempty"`
+	URL    string   `json:"url,omitempty"`
+	// Expires is when the question is cancelled if no one answers.
+	Expires time.Time `json:"expires,omitzero"`
+}
+
+// ElicitationAnswered says a question of ElicitationPending was answered
+// (accept, decline or cancel), or expired (cancel, By "runtime").
+type ElicitationAnswered struct {
+	EventMeta
+	ID     string `json:"id"`
+	Action string `json:"action"`
+	By     string `json:"by,omitempty"`
+}
+
 // EventType implements Event.
 func (TurnStarted) EventType() string { return "turn_started" }
 
@@ -215,19 +245,27 @@ func (ApprovalPending) EventType() string { return "approval_pending" }
 // EventType implements Event.
 func (ToolProgress) EventType() string { return "tool_progress" }
 
-func (TurnStarted) isEvent()      {}
-func (TextDelta) isEvent()        {}
-func (ToolStarted) isEvent()      {}
-func (ToolFinished) isEvent()     {}
-func (UsageReported) isEvent()    {}
-func (ContextCompacted) isEvent() {}
-func (TurnEnded) isEvent()        {}
-func (ErrorEvent) isEvent()       {}
-func (AgentChanged) isEvent()     {}
-func (SubAgentStarted) isEvent()  {}
-func (SubAgentEnded) isEvent()    {}
-func (ApprovalPending) isEvent()  {}
-func (ToolProgress) isEvent()     {}
+// EventType implements Event.
+func (ElicitationPending) EventType() string { return "elicitation_pending" }
+
+// EventType implements Event.
+func (ElicitationAnswered) EventType() string { return "elicitation_answered" }
+
+func (TurnStarted) isEvent()         {}
+func (TextDelta) isEvent()           {}
+func (ToolStarted) isEvent()         {}
+func (ToolFinished) isEvent()        {}
+func (UsageReported) isEvent()       {}
+func (ContextCompacted) isEvent()    {}
+func (TurnEnded) isEvent()           {}
+func (ErrorEvent) isEvent()          {}
+func (AgentChanged) isEvent()        {}
+func (SubAgentStarted) isEvent()     {}
+func (SubAgentEnded) isEvent()       {}
+func (ApprovalPending) isEvent()     {}
+func (ToolProgress) isEvent()        {}
+func (ElicitationPending) isEvent()  {}
+func (ElicitationAnswered) isEvent() {}
 
 func newEvent(typ string) Event {
 	switch typ {
@@ -257,6 +295,10 @@ func newEvent(typ string) Event {
 		return &ApprovalPending{}
 	case "tool_progress":
 		return &ToolProgress{}
+	case "elicitation_pending":
+		return &ElicitationPending{}
+	case "elicitation_answered":
+		return &ElicitationAnswered{}
 	}
 	return nil
 }

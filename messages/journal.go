@@ -55,8 +55,9 @@ func (e *DecodeError) Unwrap() error { return e.Err }
 // JournalEvent is a fact a session records in its journal. The set is closed:
 // Activated, UserMessage, AssistantMessage, ToolCallStarted, ToolResult,
 // TurnCompleted, TurnCancelled, Compacted, ApprovalRequested,
-// ApprovalGranted, ApprovalDenied, AgentSwitched, SubAgentSpawned and
-// SubAgentFinished.
+// ApprovalGranted, ApprovalDenied, AgentSwitched, SubAgentSpawned,
+// SubAgentFinished, ElicitationRequested, ElicitationResolved and
+// SamplingAnswered.
 type JournalEvent interface {
 	// JournalType is the event's tag in the envelope ("user_message", ...).
 	JournalType() string
@@ -163,6 +164,54 @@ type ApprovalRequested struct {
 	Reason string `json:"reason,omitempty"`
 }
 
+// ElicitationRequested says an MCP server asked the session's user a
+// question during tool call CallID of turn Turn. The answer is journaled
+// as ElicitationResolved.
+type ElicitationRequested struct {
+	Turn    int    `json:"turn"`
+	ID      string `json:"id"`
+	Server  string `json:"server"`
+	CallID  string `json:"call_id,omitempty"`
+	Message string `json:"message"`
+	Mode    string `json:"mode"`
+	// Fields are the names of the form's fields, sorted.
+	Fields []string `json:"fields,omitempty"`
+	URL    string   `json:"url,omitempty"`
+}
+
+// ElicitationResolved records how a question of ElicitationRequested
+// ended: accept, decline or cancel, by whom, and the names of the fields an
+// accepted answer gave. The values given are never journaled: a server may
+// ask for a credential, and its schema cannot say which fields hold one.
+type ElicitationResolved struct {
+	ID     string `json:"id"`
+	Action string `json:"action"`
+	By     string `json:"by,omitempty"`
+	// Fields are the names of the fields the answer gave, sorted.
+	Fields []string `json:"fields,omitempty"`
+	// Reason says why the runtime cancelled the question (it expired, the
+	// turn ended).
+	Reason string `json:"reason,omitempty"`
+}
+
+// SamplingAnswered records an MCP server's sampling request that the
+// session's model answered during tool call CallID of turn Turn, once the
+// session's approval path allowed it: a summary of the request, the
+// model's answer, and what it spent, counted in the session's usage and
+// cost.
+type SamplingAnswered struct {
+	Turn   int    `json:"turn"`
+	Server string `json:"server"`
+	CallID string `json:"call_id,omitempty"`
+	// Request summarises the request: how many messages, the token limit
+	// and the start of the last message.
+	Request string  `json:"request"`
+	Text    string  `json:"text"`
+	Model   string  `json:"model"`
+	Usage   Usage   `json:"usage"`
+	Cost    float64 `json:"cost,omitempty"`
+}
+
 // ApprovalGranted says a pending tool call was approved.
 type ApprovalGranted struct {
 	CallID string `json:"call_id"`
@@ -243,6 +292,15 @@ func (ApprovalRequested) JournalType() string { return "approval_requested" }
 func (ApprovalGranted) JournalType() string { return "approval_granted" }
 
 // JournalType implements JournalEvent.
+func (ElicitationRequested) JournalType() string { return "elicitation_requested" }
+
+// JournalType implements JournalEvent.
+func (ElicitationResolved) JournalType() string { return "elicitation_resolved" }
+
+// JournalType implements JournalEvent.
+func (SamplingAnswered) JournalType() string { return "sampling_answered" }
+
+// JournalType implements JournalEvent.
 func (ApprovalDenied) JournalType() string { return "approval_denied" }
 
 // JournalType implements JournalEvent.
@@ -254,20 +312,23 @@ func (SubAgentSpawned) JournalType() string { return "subagent_spawned" }
 // JournalType implements JournalEvent.
 func (SubAgentFinished) JournalType() string { return "subagent_finished" }
 
-func (Activated) isJournalEvent()         {}
-func (UserMessage) isJournalEvent()       {}
-func (AssistantMessage) isJournalEvent()  {}
-func (ToolCallStarted) isJournalEvent()   {}
-func (ToolResult) isJournalEvent()        {}
-func (TurnCompleted) isJournalEvent()     {}
-func (TurnCancelled) isJournalEvent()     {}
-func (Compacted) isJournalEvent()         {}
-func (ApprovalRequested) isJournalEvent() {}
-func (ApprovalGranted) isJournalEvent()   {}
-func (ApprovalDenied) isJournalEvent()    {}
-func (AgentSwitched) isJournalEvent()     {}
-func (SubAgentSpawned) isJournalEvent()   {}
-func (SubAgentFinished) isJournalEvent()  {}
+func (Activated) isJournalEvent()            {}
+func (UserMessage) isJournalEvent()          {}
+func (AssistantMessage) isJournalEvent()     {}
+func (ToolCallStarted) isJournalEvent()      {}
+func (ToolResult) isJournalEvent()           {}
+func (TurnCompleted) isJournalEvent()        {}
+func (TurnCancelled) isJournalEvent()        {}
+func (Compacted) isJournalEvent()            {}
+func (ApprovalRequested) isJournalEvent()    {}
+func (ApprovalGranted) isJournalEvent()      {}
+func (ElicitationRequested) isJournalEvent() {}
+func (ElicitationResolved) isJournalEvent()  {}
+func (SamplingAnswered) isJournalEvent()     {}
+func (ApprovalDenied) isJournalEvent()       {}
+func (AgentSwitched) isJournalEvent()        {}
+func (SubAgentSpawned) isJournalEvent()      {}
+func (SubAgentFinished) isJournalEvent()     {}
 
 func newJournalEvent(typ string) JournalEvent {
 	switch typ {
@@ -291,6 +352,12 @@ func newJournalEvent(typ string) JournalEvent {
 		return &ApprovalRequested{}
 	case "approval_granted":
 		return &ApprovalGranted{}
+	case "elicitation_requested":
+		return &ElicitationRequested{}
+	case "elicitation_resolved":
+		return &ElicitationResolved{}
+	case "sampling_answered":
+		return &SamplingAnswered{}
 	case "approval_denied":
 		return &ApprovalDenied{}
 	case "agent_switched":

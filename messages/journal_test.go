@@ -26,6 +26,9 @@ func allJournalEvents() []JournalEvent {
 		AgentSwitched{From: "a", To: "b", Note: "switched"},
 		SubAgentSpawned{Turn: 1, CallID: "c", Child: "s/sub/c", Agent: "r", Task: "look"},
 		SubAgentFinished{CallID: "c", Child: "s/sub/c", Outcome: OutcomeCompleted, Result: "found", Usage: Usage{1, 1, 2, 0, 0}},
+		ElicitationRequested{Turn: 1, ID: "e1", Server: "files", CallID: "c", Message: "Which folder?", Mode: "form", Fields: []string{"folder"}},
+		ElicitationResolved{ID: "e1", Action: "accept", By: "caller", Fields: []string{"folder"}},
+		SamplingAnswered{Turn: 1, Server: "files", CallID: "c", Request: "1 message", Text: "hi", Model: "m", Usage: Usage{1, 2, 3, 0, 0}, Cost: 0.1},
 	}
 }
 

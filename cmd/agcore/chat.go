@@ -97,6 +97,8 @@ type chat struct {
 	// approval.
 	in     *lineReader
 	prompt *approvalPrompt
+	// questions asks the MCP servers' questions of the session.
+	questions *questionPrompt
 	// defaultAgent is the agent of a new session; agents are the names of
 	// the configured agents.
 	defaultAgent string
@@ -124,6 +126,7 @@ func runChat(cmd *cobra.Command, a *app, o chatOptions) error {
 	c := &chat{ctx: ctx, rt: rt, id: o.session, out: out, errw: cmd.ErrOrStderr(), term: termFor(out, a.getenv)}
 	c.r = newRenderer(out, c.errw, c.term, false)
 	c.prompt = newApprovalPrompt(ap, out, c.term, c.r)
+	c.questions = newQuestionPrompt(out, cmd.ErrOrStderr(), c.term, c.r, a.redactor, ap.unaskable)
 	for _, ag := range cfg.Agents {
 		c.agents = append(c.agents, ag.Name)
 	}
@@ -231,7 +234,8 @@ func (c *chat) turn(line string) error {
 		return err
 	}
 	c.turns++
-	end, err := playTurn(c.ctx, sess, messages.UserText(line), c.r, turnInput{lines: c.in, onLine: c.duringTurn, prompt: c.prompt})
+	end, err := playTurn(c.ctx, sess, messages.UserText(line), c.r, turnInput{lines: c.in, onLine: c.duringTurn, prompt: c.prompt,
+		questions: c.questions})
 	switch {
 	case err != nil && c.ctx.Err() != nil:
 		return err

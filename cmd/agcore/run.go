@@ -146,11 +146,13 @@ func runTurn(cmd *cobra.Command, a *app, o runOptions, prompt string) error {
 	// The questions go where the view is, except that JSON lines stay
 	// alone on standard output.
 	asker := newApprovalPrompt(ap, out, t, r)
+	questions := newQuestionPrompt(out, cmd.ErrOrStderr(), t, r, a.redactor, ap.unaskable)
 	if o.jsonOut {
 		errw := cmd.ErrOrStderr()
 		asker = newApprovalPrompt(ap, errw, termFor(errw, a.getenv), nil)
+		questions = newQuestionPrompt(errw, errw, termFor(errw, a.getenv), nil, a.redactor, ap.unaskable)
 	}
-	in := turnInput{lines: newLineReader(ctx, cmd.InOrStdin()), prompt: asker}
+	in := turnInput{lines: newLineReader(ctx, cmd.InOrStdin()), prompt: asker, questions: questions}
 	if output != nil {
 		in.submit = []actors.SubmitOption{output}
 	}

@@ -425,6 +425,15 @@ func describe(ev messages.JournalEvent) string {
 		return fmt.Sprintf("%s (%s): %q", printable(e.Child), printable(e.Agent), oneLine(e.Task, 60))
 	case messages.SubAgentFinished:
 		return fmt.Sprintf("%s %s: %q", printable(e.Child), e.Outcome, oneLine(e.Result, 60))
+	case messages.ElicitationRequested:
+		return fmt.Sprintf("%s asks (%s): %q · fields %s", printable(e.Server), printable(e.CallID), oneLine(e.Message, 60),
+			printable(strings.Join(e.Fields, ", ")))
+	case messages.ElicitationResolved:
+		return fmt.Sprintf("%s: %s by %s · fields %s", printable(e.ID), printable(e.Action), printable(e.By),
+			printable(strings.Join(e.Fields, ", ")))
+	case messages.SamplingAnswered:
+		return fmt.Sprintf("%s (%s) · %s: %q · %d tokens", printable(e.Server), printable(e.CallID), printable(e.Model),
+			oneLine(e.Text, 60), e.Usage.TotalTokens)
 	}
 	return ""
 }

@@ -49,6 +49,9 @@ type turnInput struct {
 	onLine func(string)
 	// prompt asks about the calls that need approval. Nil asks none.
 	prompt *approvalPrompt
+	// questions asks the MCP servers' questions of the session. Nil asks
+	// none (the runtime cancels them when they expire or the turn ends).
+	questions *questionPrompt
 	// submit are the options of the turn's submission (its output
 	// schema). Nil submits the message alone.
 	submit []actors.SubmitOption
@@ -74,10 +77,15 @@ func playTurn(ctx context.Context, sess *actors.Session, msg messages.Message, r
 	)
 	input := in.lines.started()
 	order := newApprovalOrder(sess.ID())
+	startInput := func() {
+		if input == nil && in.lines != nil && !inputEnded {
+			input = in.lines.lines()
+		}
+	}
 	ask := func(q *approvalAsk) {
 		in.prompt.add(q)
-		if in.prompt.asking() && input == nil && in.lines != nil && !inputEnded {
-			input = in.lines.lines()
+		if in.prompt.asking() {
+			startInput()
 		}
 	}
 	render := func(se streamEvent) {
@@ -93,6 +101,13 @@ func playTurn(ctx context.Context, sess *actors.Session, msg messages.Message, r
 			if q := order.pending(e.CallID); q != nil {
 				ask(q)
 			}
+		case messages.ElicitationPending:
+			in.questions.pending(ctx, sess, e)
+			if in.questions.asking() {
+				startInput()
+			}
+		case messages.ElicitationAnswered:
+			in.questions.answered(ctx, sess, e.ID)
 		}
 	}
 	ctxDone := ctx.Done()
@@ -102,6 +117,7 @@ func playTurn(ctx context.Context, sess *actors.Session, msg messages.Message, r
 			render(se)
 		case <-done:
 			in.prompt.drop()
+			in.questions.drop()
 			for len(events) > 0 { // what the stream sent before it ended
 				render(<-events)
 			}
@@ -129,11 +145,14 @@ func playTurn(ctx context.Context, sess *actors.Session, msg messages.Message, r
 			case !ok:
 				input, inputEnded = nil, true
 				in.prompt.stop("standard input ended")
+				in.questions.stop(ctx, sess, "standard input ended")
 			case strings.TrimSpace(line) == "/cancel" && in.onLine != nil:
 				in.prompt.lineTyped()
 				in.onLine(line)
 			case in.prompt.asking():
 				in.prompt.answer(line)
+			case in.questions.asking():
+				in.questions.answer(ctx, sess, line)
 			case in.onLine != nil:
 				in.onLine(line)
 			}

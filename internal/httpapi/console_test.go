@@ -69,8 +69,10 @@ func headless(t *testing.T, width, height int) context.Context {
 }
 
 func consoleEnv(t *testing.T) *env {
-	return newEnv(t, envOptions{script: exploreScript(), token: "console-token", serve: true,
-		config: func(c *httpapi.Config) { c.Console = true }})
+	e := newEnv(t, envOptions{script: exploreScript(), token: "console-token", serve: true,
+		config: func(c *httpapi.Config) { c.Console = true }, mcp: []mcpConfig{newAsker(t).config()}})
+	waitReady(t, e, "ask")
+	return e
 }
 
 func screenshot(t *testing.T, ctx context.Context, name string) {
@@ -91,7 +93,8 @@ func screenshot(t *testing.T, ctx context.Context, name string) {
 // TestConsole_EndToEnd drives the console in a headless Chromium: sign in
 // with the token, create a session, send a message and watch the streamed
 // reply and its tool calls appear, approve a pending write_file (the file
-// is then written), cancel a long turn, reload and see the history.
+// is then written), answer an MCP server's question in its form, cancel a
+// long turn, reload and see the history.
 func TestConsole_EndToEnd(t *testing.T) {
 	e := consoleEnv(t)
 	ctx := headless(t, 1280, 900)
@@ -164,6 +167,26 @@ func TestConsole_EndToEnd(t *testing.T) {
 		t.Errorf("NOTES.md after the approval: %q, %v", b, err)
 	}
 
+	run("answer a question of an MCP server",
+		chromedp.SendKeys("#message", "elicit an answer", chromedp.ByID),
+		chromedp.Click("#send", chromedp.ByID),
+		chromedp.WaitVisible(`#elicitations button.accept`, chromedp.ByQuery),
+		chromedp.Text(`#elicitations`, &text, chromedp.ByQuery),
+	)
+	for _, want := range []string{"ask asks: How old are you?", "Age *", "name (What to call you)"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the question's form lacks %q:\n%s", want, text)
+		}
+	}
+	screenshot(t, ctx, "console-elicitation.png")
+	run("fill the form and accept",
+		chromedp.SendKeys(`#elicitations input[name="age"]`, "44", chromedp.ByQuery),
+		chromedp.Click(`#elicitations button.accept`, chromedp.ByQuery),
+		chromedp.WaitNotPresent(`#elicitations button.accept`, chromedp.ByQuery),
+		conversationHas(`accept {"age":44,"name":"Ann"}`),
+		chromedp.WaitEnabled("#send", chromedp.ByID),
+	)
+
 	run("start a long turn",
 		chromedp.SendKeys("#message", "block here", chromedp.ByID),
 		chromedp.Click("#send", chromedp.ByID),
@@ -176,7 +199,7 @@ func TestConsole_EndToEnd(t *testing.T) {
 	run("cancel it",
 		// The long call's box is on the page (nothing moves the button
 		// under the pointer any more).
-		chromedp.Poll(`document.querySelectorAll("#conversation details.tool").length === 4`, nil, chromedp.WithPollingTimeout(20*time.Second)),
+		chromedp.Poll(`document.querySelectorAll("#conversation details.tool").length === 5`, nil, chromedp.WithPollingTimeout(20*time.Second)),
 		chromedp.WaitEnabled("#cancel", chromedp.ByID),
 		chromedp.Click("#cancel", chromedp.ByID),
 		chromedp.WaitEnabled("#send", chromedp.ByID),

@@ -29,6 +29,10 @@
 //	GET    /v1/sessions/{id}/events             every future event of the session, as SSE
 //	GET    /v1/sessions/{id}/approvals          pending approvals -> ApprovalList
 //	POST   /v1/sessions/{id}/approvals/{call}   {"allow", "reason"?} -> ApprovalResult
+//	GET    /v1/sessions/{id}/elicitations       pending MCP questions -> ElicitationList
+//	POST   /v1/sessions/{id}/elicitations/{e}   {"action", "content"?} -> ElicitationResult
+//	GET    /v1/elicitations                     every pending MCP question -> ElicitationList
+//	POST   /v1/elicitations/{e}                 answer a question of no single session
 //	GET    /v1/sessions/{id}/history            the stored conversation -> History
 //	GET    /v1/sessions/{id}/usage              the session's usage and cost -> SessionUsage
 //	GET    /v1/usage                            the runtime's usage by model -> providers.UsageSnapshot

@@ -40,6 +40,9 @@ const (
 	CodeScheduleNotFound = "schedule_not_found"
 	// CodeScheduleExists is a 409: a schedule with this id exists.
 	CodeScheduleExists = "schedule_exists"
+	// CodeElicitationNotFound is a 404: no MCP server's question of that
+	// id is pending.
+	CodeElicitationNotFound = "elicitation_not_found"
 )
 
 // ErrInvalidConfig marks a Config that New refuses; the error's text names

@@ -25,6 +25,7 @@ import (
 	"github.com/agcore/agcore/providers/scripted"
 	"github.com/agcore/agcore/toolsys"
 	"github.com/agcore/agcore/toolsys/builtin"
+	"github.com/agcore/agcore/toolsys/mcp"
 )
 
 // blockTool blocks until its context ends or release is closed, and says
@@ -97,6 +98,8 @@ type envOptions struct {
 	config func(*httpapi.Config)
 	// wrap, when set, wraps the loopback listener of serve.
 	wrap func(net.Listener) net.Listener
+	// mcp are the runtime's MCP servers.
+	mcp []mcp.ServerConfig
 }
 
 func newEnv(t testing.TB, o envOptions) *env {
@@ -145,7 +148,7 @@ func newEnv(t testing.TB, o envOptions) *env {
 	rt, err := actors.New(actors.Config{
 		Journal: e.journal, SessionMemory: memory.NewSessionMemory(e.store, memory.SessionMemoryOptions{}),
 		Provider: prov, Model: "scripted", Tools: reg, Workspace: ws, Approver: actors.ManualApprover(),
-		MeterProvider: mp,
+		MeterProvider: mp, MCPServers: o.mcp,
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -25,20 +25,24 @@ const (
 	tagUsage      = "usage"
 	tagOperations = "operations"
 	tagSchedules  = "schedules"
+	// tagElicitations groups the MCP servers' questions.
+	tagElicitations = "elicitations"
 )
 
 // The names of the document's components.
 const (
-	securityScheme   = "bearerAuth"
-	paramSessionID   = "SessionID"
-	paramCallID      = "CallID"
-	paramScheduleID  = "ScheduleID"
-	schemaErrorBody  = "ErrorBody"
-	schemaError      = "Error"
-	schemaErrorCode  = "ErrorCode"
-	schemaEvent      = "SessionEvent"
-	eventsExtension  = "x-events"
-	openAPIMediaType = "application/json"
+	securityScheme  = "bearerAuth"
+	paramSessionID  = "SessionID"
+	paramCallID     = "CallID"
+	paramScheduleID = "ScheduleID"
+	// paramElicitationID is the {elicitation_id} of a question.
+	paramElicitationID = "ElicitationID"
+	schemaErrorBody    = "ErrorBody"
+	schemaError        = "Error"
+	schemaErrorCode    = "ErrorCode"
+	schemaEvent        = "SessionEvent"
+	eventsExtension    = "x-events"
+	openAPIMediaType   = "application/json"
 )
 
 // OpenAPI returns the OpenAPI 3.1 document that describes the API, as
@@ -156,6 +160,7 @@ func buildOpenAPI(comment func(t reflect.Type, field string) string) (*openAPIDo
 			{tagUsage, "Token usage and cost."},
 			{tagOperations, "Health probes, metrics and this document."},
 			{tagSchedules, "Cron schedules that run a prompt in a session at their fire times."},
+			{tagElicitations, "Questions MCP servers ask the user during a tool call (elicitation)."},
 		},
 		Security: []map[string][]string{{securityScheme: {}}},
 		Paths:    map[string]map[string]*openAPIOp{},
@@ -170,6 +175,9 @@ func buildOpenAPI(comment func(t reflect.Type, field string) string) (*openAPIDo
 				paramScheduleID: {Name: "schedule_id", In: "path", Required: true,
 					Description: "The schedule's id: letters, digits, '-' and '_', at most 64 bytes.",
 					Schema:      rawSchema{"type": "string", "minLength": 1, "maxLength": 64, "pattern": "^[A-Za-z0-9_-]+$"}},
+				paramElicitationID: {Name: "elicitation_id", In: "path", Required: true,
+					Description: "The id of an MCP server's question, as elicitation_pending and GET .../elicitations give it.",
+					Schema:      rawSchema{"type": "string", "minLength": 1}},
 			},
 			SecuritySchemes: map[string]any{securityScheme: map[string]any{
 				"type": "http", "scheme": "bearer",
@@ -223,6 +231,8 @@ func buildOperation(ss *schemaSet, rt route) (*openAPIOp, error) {
 			op.Parameters = append(op.Parameters, rawSchema{"$ref": "#/components/parameters/" + paramCallID})
 		case "schedule_id":
 			op.Parameters = append(op.Parameters, rawSchema{"$ref": "#/components/parameters/" + paramScheduleID})
+		case "elicitation_id":
+			op.Parameters = append(op.Parameters, rawSchema{"$ref": "#/components/parameters/" + paramElicitationID})
 		default:
 			return nil, fmt.Errorf("path parameter {%s} has no component parameter", name)
 		}

@@ -54,6 +54,7 @@ func errorCodes() []errorCode {
 		{CodeNotFound, http.StatusNotFound, "No route serves this path, or the path is not in canonical form."},
 		{CodeSessionNotFound, http.StatusNotFound, "The session does not exist (or is being deleted)."},
 		{CodeApprovalNotFound, http.StatusNotFound, "No tool call of that id waits for approval: unknown, answered or expired."},
+		{CodeElicitationNotFound, http.StatusNotFound, "No MCP server's question of that id is pending: unknown, answered or expired."},
 		{CodeTurnNotFound, http.StatusNotFound, "A resubmitted turn_id names a turn the journal no longer has."},
 		{CodeScheduleNotFound, http.StatusNotFound, "The schedule does not exist."},
 		{CodeMethodNotAllowed, http.StatusMethodNotAllowed, "The path exists for other methods, listed in the Allow header."},

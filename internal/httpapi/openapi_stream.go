@@ -46,7 +46,8 @@ const (
 func streamEvents() []messages.Event {
 	return []messages.Event{
 		messages.TurnStarted{}, messages.TextDelta{}, messages.ToolStarted{}, messages.ToolProgress{}, messages.ToolFinished{},
-		messages.UsageReported{}, messages.ApprovalPending{}, messages.ContextCompacted{}, messages.ErrorEvent{},
+		messages.UsageReported{}, messages.ApprovalPending{}, messages.ElicitationPending{}, messages.ElicitationAnswered{},
+		messages.ContextCompacted{}, messages.ErrorEvent{},
 		messages.SubAgentStarted{}, messages.SubAgentEnded{}, messages.AgentChanged{}, messages.TurnEnded{},
 	}
 }

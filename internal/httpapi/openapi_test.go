@@ -503,7 +503,9 @@ func (c *conformance) validate(what, ptr string, data []byte) {
 func TestOpenAPI_ResponsesMatchSchemas(t *testing.T) {
 	d := loadOpenAPI(t)
 	schedules := newSchedules(t)
-	e := newEnv(t, envOptions{script: exploreScript(), token: "s3cret", maxBody: 4096, config: withSchedules(schedules)})
+	ask := newAsker(t)
+	e := newEnv(t, envOptions{script: exploreScript(), token: "s3cret", maxBody: 4096, config: withSchedules(schedules),
+		mcp: []mcpConfig{ask.config()}})
 	c := &conformance{t: t, d: d, e: e, covered: map[string]bool{}}
 	const (
 		create   = "POST /v1/sessions"
@@ -596,6 +598,8 @@ func TestOpenAPI_ResponsesMatchSchemas(t *testing.T) {
 	if got := types(seen); !slices.Contains(got, "approval_pending") {
 		t.Errorf("the watch stream did not see the approval: %v", got)
 	}
+
+	checkElicitationRoutes(t, c, e, ask)
 
 	c.check("POST /v1/sessions/{id}/cancel", 200, "POST", "/v1/sessions/s1/cancel", "")
 	c.check("POST /v1/sessions/{id}/cancel", 200, "POST", "/v1/sessions/s1/cancel", "{}")

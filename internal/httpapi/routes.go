@@ -132,6 +132,30 @@ func routeTable() []route {
 			description: "Every tool with its source (builtin, mcp, wasm, runtime) and its call statistics since the server started, sorted by name.",
 			replies:     []reply{{status: http.StatusOK, description: "The tools.", json: ToolList{}}},
 		}},
+		{http.MethodGet, "/v1/elicitations", (*Server).handleListAllElicitations, operation{
+			id: "listAllElicitations", tag: tagElicitations,
+			summary: "Every pending question of MCP servers",
+			description: "The questions MCP servers ask that wait for an answer: those of every active session, " +
+				"by session, then those the runtime could not attribute to one session (no session, the " +
+				"candidate sessions listed), which only this list and the operator see.",
+			replies: []reply{{status: http.StatusOK, description: "The pending questions.", json: ElicitationList{}}},
+		}},
+		{http.MethodPost, "/v1/elicitations/{elicitation_id}", (*Server).handleAnswerAnyElicitation, operation{
+			id: "answerUnattributedElicitation", tag: tagElicitations,
+			summary: "Answer a question of no single session",
+			description: "Answers a pending question the runtime could not attribute to one session " +
+				"(GET /v1/elicitations lists it without a session). A session's question is answered " +
+				"through POST /v1/sessions/{id}/elicitations/{elicitation_id}.",
+			body:    &requestBody{value: ElicitationAnswer{}, required: true, description: "The answer."},
+			replies: []reply{{status: http.StatusOK, description: "The question was answered.", json: ElicitationResult{}}},
+			failures: []failure{
+				{http.StatusBadRequest, "The body is not valid (action missing or unknown), or the content does not fit the " +
+					"question's schema (the message names the field).",
+					[]string{CodeBadRequest, CodeInvalidJSON, CodeUnknownField}},
+				{http.StatusNotFound, "No question of that id and of no single session is pending (unknown, answered or expired).",
+					[]string{CodeElicitationNotFound}},
+			},
+		}},
 		{http.MethodPost, "/v1/sessions", (*Server).handleCreate, operation{
 			id: "createSession", tag: tagSessions,
 			summary: "Create a session",
@@ -254,6 +278,31 @@ func routeTable() []route {
 					[]string{CodeBadRequest, CodeInvalidJSON, CodeUnknownField}},
 				{http.StatusNotFound, "The session does not exist, or no call of that id waits for approval (unknown, answered or expired).",
 					[]string{CodeSessionNotFound, CodeApprovalNotFound}},
+				sessionGone,
+			},
+		}},
+		{http.MethodGet, "/v1/sessions/{id}/elicitations", (*Server).handleListElicitations, operation{
+			id: "listElicitations", tag: tagElicitations,
+			summary: "Pending questions of MCP servers",
+			description: "The questions MCP servers ask during the session's tool calls (elicitation/create) " +
+				"that wait for an answer: those the runtime could attribute to this session.",
+			replies:  []reply{{status: http.StatusOK, description: "The pending questions.", json: ElicitationList{}}},
+			failures: []failure{badSessionID, sessionNotFound, sessionGone},
+		}},
+		{http.MethodPost, "/v1/sessions/{id}/elicitations/{elicitation_id}", (*Server).handleAnswerElicitation, operation{
+			id: "answerElicitation", tag: tagElicitations,
+			summary: "Answer a question of an MCP server",
+			description: "Accepts (with the form's content, checked against the server's schema, defaults " +
+				"applied), declines or cancels a pending question of the session. The action and the names " +
+				"of the fields given are journaled, never their values.",
+			body:    &requestBody{value: ElicitationAnswer{}, required: true, description: "The answer."},
+			replies: []reply{{status: http.StatusOK, description: "The question was answered.", json: ElicitationResult{}}},
+			failures: []failure{
+				{http.StatusBadRequest, "The body is not valid (action missing or unknown), the content does not fit the " +
+					"question's schema (the message names the field), or the session id is not valid.",
+					[]string{CodeBadRequest, CodeInvalidJSON, CodeUnknownField}},
+				{http.StatusNotFound, "The session does not exist, or no question of that id is pending (unknown, answered or expired).",
+					[]string{CodeSessionNotFound, CodeElicitationNotFound}},
 				sessionGone,
 			},
 		}},

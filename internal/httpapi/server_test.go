@@ -26,6 +26,8 @@ func exploreScript() scripted.Script {
 			ToolCalls: []scripted.ToolCall{{Name: "block", Arguments: `{"report":"half way"}`}}}},
 		{Match: scripted.Match{Role: messages.RoleUser, Contains: "block"}, Reply: scripted.Reply{
 			ToolCalls: []scripted.ToolCall{{Name: "block", Arguments: `{}`}}}},
+		{Match: scripted.Match{Role: messages.RoleUser, Contains: "elicit"}, Reply: scripted.Reply{
+			ToolCalls: []scripted.ToolCall{{Name: "mcp__ask__ask", Arguments: `{}`}}}},
 		{Match: scripted.Match{Role: messages.RoleUser, Contains: "write"}, Reply: scripted.Reply{
 			ToolCalls: []scripted.ToolCall{{Name: "write_file", Arguments: `{"path":"NOTES.md","content":"noted\n"}`}}}},
 		{Match: scripted.Match{Role: messages.RoleUser}, Reply: scripted.Reply{

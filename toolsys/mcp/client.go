@@ -54,6 +54,12 @@ type Client struct {
 	stopRefresh context.CancelFunc
 	wg          sync.WaitGroup
 
+	// calls are the tool calls in flight, by token (caller.go); exactHTTP
+	// says whether the transport marks the server's requests with them.
+	callsMu   sync.Mutex
+	calls     map[string]inflightCall
+	exactHTTP bool
+
 	progressMu sync.Mutex
 	progressN  int64
 	progressFn map[string]func(Progress)
@@ -85,7 +91,7 @@ func Connect(ctx context.Context, cfg ServerConfig, opts Options) (*Client, erro
 	if err != nil {
 		return nil, unavailable(cfg.Name, "connect", err)
 	}
-	c := &Client{cfg: cfg, opts: opts, log: log, att: att, done: make(chan struct{}), refresh: make(chan struct{}, 1), relist: make(chan struct{}, 1)}
+	c := &Client{cfg: cfg, opts: opts, log: log, att: att, exactHTTP: att.exact, done: make(chan struct{}), refresh: make(chan struct{}, 1), relist: make(chan struct{}, 1)}
 	version := opts.ClientVersion
 	if version == "" {
 		version = "dev"
@@ -318,12 +324,18 @@ func (c *Client) CallTool(ctx context.Context, name string, args json.RawMessage
 // progress notifications for the call are passed to onProgress (when not
 // nil), from the connection's goroutines, until the call returns.
 // Notifications are handled concurrently with the reply: one that arrives
-// after the call has returned is dropped.
+// after the call has returned is dropped. While the call is in flight, the
+// server's questions and sampling requests may be attributed to the Caller
+// ctx carries (see WithCaller and Attribution).
 func (c *Client) CallToolProgress(ctx context.Context, name string, args json.RawMessage, onProgress func(Progress)) (*sdk.CallToolResult, error) {
 	op := "call tool " + name
 	if err := c.usable(op); err != nil {
 		return nil, err
 	}
+	caller, known := CallerFrom(ctx)
+	token, untrack := c.track(caller, known)
+	defer untrack()
+	ctx = context.WithValue(ctx, callToken{}, token)
 	if len(args) == 0 {
 		args = json.RawMessage("{}")
 	}

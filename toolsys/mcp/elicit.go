@@ -51,6 +51,9 @@ type Elicitation struct {
 	Schema *jsonschema.Schema
 	// URL is the page the server asks the user to open, in URL mode.
 	URL string
+	// Attribution says which session and tool call the question belongs
+	// to, or, when that cannot be told, which sessions it may.
+	Attribution
 }
 
 // Fields returns the names of Schema's properties, sorted.
@@ -132,14 +135,15 @@ func (c *Client) elicit(ctx context.Context, req *sdk.ElicitRequest) (*sdk.Elici
 	if mode == "" {
 		mode = "form"
 	}
-	q := Elicitation{Server: c.cfg.Name, Message: p.Message, Mode: mode, Schema: schema, URL: p.URL}
+	q := Elicitation{Server: c.cfg.Name, Message: p.Message, Mode: mode, Schema: schema, URL: p.URL, Attribution: c.attribute(p.Meta)}
 	timeout := c.cfg.ElicitTimeout
 	if timeout <= 0 {
 		timeout = DefaultElicitTimeout
 	}
 	qctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	c.log.Info().Str("mode", mode).Strs("fields", q.Fields()).Msg("mcp: the server asks the user a question")
+	c.log.Info().Str("mode", mode).Strs("fields", q.Fields()).Str("session", q.Session).Str("call_id", q.CallID).
+		Bool("exact", q.Exact).Strs("candidates", q.Candidates).Msg("mcp: the server asks the user a question")
 	ans, err := c.cfg.Elicit(qctx, q)
 	if err != nil {
 		c.log.Warn().Err(err).Msg("mcp: the server's question was not answered; cancelled")

@@ -5,3 +5,6 @@ var CallbackResult = callbackResult
 
 // ErrForeignCallback exposes errForeignCallback to the fuzz target.
 var ErrForeignCallback = errForeignCallback
+
+// MarkEvent exposes markEvent to the fuzz target.
+var MarkEvent = markEvent

@@ -32,6 +32,9 @@ type SampleRequest struct {
 	// ModelHints are the model names the server would like, in order of
 	// preference; a SampleFunc may ignore them.
 	ModelHints []string
+	// Attribution says which session and tool call the request belongs
+	// to, or, when that cannot be told, which sessions it may.
+	Attribution
 }
 
 // SampleResult is the completion a SampleFunc returns.
@@ -52,7 +55,7 @@ type SampleFunc func(ctx context.Context, req SampleRequest) (SampleResult, erro
 // sample answers sampling/createMessage through cfg.Sample.
 func (c *Client) sample(ctx context.Context, req *sdk.CreateMessageRequest) (*sdk.CreateMessageResult, error) {
 	p := req.Params
-	sr := SampleRequest{Server: c.cfg.Name, MaxTokens: int(p.MaxTokens), Stop: p.StopSequences}
+	sr := SampleRequest{Server: c.cfg.Name, MaxTokens: int(p.MaxTokens), Stop: p.StopSequences, Attribution: c.attribute(p.Meta)}
 	if p.Temperature != 0 {
 		t := p.Temperature
 		sr.Temperature = &t
@@ -78,7 +81,8 @@ func (c *Client) sample(ctx context.Context, req *sdk.CreateMessageRequest) (*sd
 		}
 		sr.Messages = append(sr.Messages, msg)
 	}
-	c.log.Info().Int("messages", len(p.Messages)).Int64("max_tokens", p.MaxTokens).Msg("mcp: the server asks for a model completion")
+	c.log.Info().Int("messages", len(p.Messages)).Int64("max_tokens", p.MaxTokens).Str("session", sr.Session).
+		Str("call_id", sr.CallID).Bool("exact", sr.Exact).Msg("mcp: the server asks for a model completion")
 	res, err := c.cfg.Sample(ctx, sr)
 	if err != nil {
 		c.log.Warn().Err(err).Msg("mcp: the server's sampling request was not answered")

@@ -103,7 +103,9 @@ func (t *remoteTool) Idempotent() bool { return t.idempotent }
 // an error the server answers the request with becomes an IsError result
 // too. A timeout, a cancelled ctx or an unavailable server is a Go error
 // (a *ServerError naming the server). The server's progress notifications
-// for the call go to the call's log and to tc.ReportProgress.
+// for the call go to the call's log and to tc.ReportProgress. The call is
+// made as tc's session and call id (WithCaller), unless ctx names a
+// Caller already.
 func (t *remoteTool) Execute(ctx context.Context, args json.RawMessage, tc *toolsys.Context) (toolsys.Result, error) {
 	args, err := toolsys.StripEmptyOptionals(args, t.required)
 	if err == nil {
@@ -114,6 +116,9 @@ func (t *remoteTool) Execute(ctx context.Context, args json.RawMessage, tc *tool
 	}
 	if trimmed := bytes.TrimSpace(args); len(trimmed) == 0 || bytes.Equal(trimmed, []byte("null")) {
 		args = json.RawMessage("{}")
+	}
+	if _, ok := CallerFrom(ctx); !ok && tc != nil {
+		ctx = WithCaller(ctx, Caller{Session: tc.SessionID, CallID: tc.CallID})
 	}
 	cctx := ctx
 	if t.timeout > 0 {

@@ -22,8 +22,11 @@ const stderrTail = 4 << 10
 // process it started, if any.
 type attempt struct {
 	transport sdk.Transport
-	cmd       *exec.Cmd   // nil unless stdio
-	stderr    *tailWriter // nil unless stdio
+	// exact is true when the transport marks the server's requests with
+	// the tool call they belong to (attributeTransport).
+	exact  bool
+	cmd    *exec.Cmd   // nil unless stdio
+	stderr *tailWriter // nil unless stdio
 }
 
 // pid returns the started process's id, or 0.
@@ -48,7 +51,7 @@ func newAttempt(ctx context.Context, cfg ServerConfig, log zerolog.Logger) (*att
 		if err != nil {
 			return nil, err
 		}
-		return &attempt{transport: t}, nil
+		return &attempt{transport: t, exact: true}, nil
 	}
 	// The command outlives ctx (which only bounds the start): the process
 	// is stopped by closing the session.
@@ -81,7 +84,7 @@ func httpTransport(cfg ServerConfig, log zerolog.Logger) (sdk.Transport, error) 
 	if cfg.BearerToken != "" {
 		headers.Set("Authorization", "Bearer "+cfg.BearerToken)
 	}
-	client := &http.Client{Transport: &headerTransport{base: http.DefaultTransport, headers: headers}}
+	client := &http.Client{Transport: &attributeTransport{base: &headerTransport{base: http.DefaultTransport, headers: headers}}}
 	t := &sdk.StreamableClientTransport{Endpoint: cfg.URL, HTTPClient: client}
 	switch {
 	case cfg.OAuth == nil:

@@ -264,6 +264,7 @@ async function sessionPage(id) {
   const meta = el("p", { class: "meta", id: "session-meta" });
   const convo = el("div", { class: "conversation", id: "conversation", "aria-live": "polite" });
   const approvals = el("section", { class: "approvals", id: "approvals", "aria-label": "Pending approvals", hidden: true });
+  const questions = el("section", { class: "approvals", id: "elicitations", "aria-label": "Questions of MCP servers", hidden: true });
   const input = el("textarea", { id: "message", required: true });
   const send = el("button", { type: "submit", id: "send", text: "Send" });
   const cancel = el("button", { type: "button", id: "cancel", class: "danger", text: "Cancel turn", disabled: true });
@@ -297,6 +298,57 @@ async function sessionPage(id) {
         el("button", { type: "button", class: "allow", "aria-label": `Allow ${p.tool}`, text: "Allow", onclick: answer(true) }),
         el("button", { type: "button", class: "deny secondary", "aria-label": `Deny ${p.tool}`, text: "Deny", onclick: answer(false) }));
     }));
+  };
+
+  // A question of an MCP server, as a form: every text is the server's,
+  // set as text, never as markup.
+  const questionForm = (q) => {
+    const inputs = (q.fields || []).map((f) => {
+      const id = "q-" + q.id + "-" + f.name;
+      let input;
+      if (f.enum && f.enum.length) {
+        input = el("select", { id, name: f.name },
+          f.required ? null : el("option", { value: "", text: "" }),
+          ...f.enum.map((v) => el("option", { value: String(v), text: String(v), selected: v === f.default })));
+      } else if (f.type === "boolean") {
+        input = el("input", { id, name: f.name, type: "checkbox", checked: f.default === true });
+      } else {
+        input = el("input", { id, name: f.name, type: f.type === "integer" || f.type === "number" ? "number" : "text",
+          value: f.default === undefined ? undefined : String(f.default), required: f.required });
+      }
+      const label = el("label", { for: id, text: (f.title || f.name) + (f.description ? " (" + f.description + ")" : "") + (f.required ? " *" : "") });
+      return { f, input, row: el("div", { class: "field" }, label, input) };
+    });
+    const content = () => {
+      const out = {};
+      for (const { f, input } of inputs) {
+        if (f.type === "boolean" && !(f.enum && f.enum.length)) { out[f.name] = input.checked; continue; }
+        const v = input.value;
+        if (v === "") continue;
+        out[f.name] = f.type === "integer" ? parseInt(v, 10) : f.type === "number" ? parseFloat(v) : v;
+      }
+      return out;
+    };
+    const answer = (action) => async () => {
+      try {
+        await api("POST", path + "/elicitations/" + encodeURIComponent(q.id),
+          action === "accept" && q.mode === "form" ? { action, content: content() } : { action });
+        announce(`question of ${q.server}: ${action}`);
+        await refreshQuestions();
+      } catch (err) { errors.replaceChildren(errorBox(err)); }
+    };
+    return el("div", { class: "approval elicitation", "data-elicitation": q.id },
+      el("p", {}, el("strong", { text: q.server }), " asks: ", el("span", { class: "question", text: q.message })),
+      q.mode === "url" ? el("p", {}, "It asks you to open: ", el("code", { text: q.url || "" })) : null,
+      ...inputs.map((i) => i.row),
+      el("button", { type: "button", class: "accept", "aria-label": `Accept the question of ${q.server}`, text: "Accept", onclick: answer("accept") }),
+      el("button", { type: "button", class: "decline secondary", "aria-label": `Decline the question of ${q.server}`, text: "Decline", onclick: answer("decline") }));
+  };
+
+  const refreshQuestions = async () => {
+    const list = await api("GET", path + "/elicitations");
+    questions.hidden = list.elicitations.length === 0;
+    questions.replaceChildren(el("h2", { text: "Questions of MCP servers" }), ...list.elicitations.map(questionForm));
   };
 
   const renderHistory = async () => {
@@ -348,6 +400,13 @@ async function sessionPage(id) {
         refreshApprovals().catch(() => {});
         announce(`${d.tool} needs approval`);
         break;
+      case "elicitation_pending":
+        refreshQuestions().catch(() => {});
+        announce(`${d.server} asks a question`);
+        break;
+      case "elicitation_answered":
+        refreshQuestions().catch(() => {});
+        break;
       case "error":
         errors.replaceChildren(errorBox(new Error(d.message)));
         break;
@@ -383,6 +442,7 @@ async function sessionPage(id) {
     await renderHistory();
     await refreshMeta();
     await refreshApprovals();
+    await refreshQuestions();
   } },
   el("label", { for: "message", text: "Message" }), input,
   el("div", { class: "buttons" }, send, cancel));
@@ -398,10 +458,11 @@ async function sessionPage(id) {
     el("h1", {}, "Session ", el("code", { text: id })),
     meta, el("p", { class: "links" }, el("a", { href: "#/sessions", text: "← All sessions" }), " · ",
       el("a", { href: "#/journal/" + encodeURIComponent(id), id: "journal-link", text: "Journal timeline" })),
-    approvals, convo, errors, form);
+    approvals, questions, convo, errors, form);
   await refreshMeta();
   await renderHistory();
   await refreshApprovals();
+  await refreshQuestions();
   leave = () => { stopped = true; };
 }
 
@@ -426,6 +487,8 @@ function describe(type, d) {
     case "approval_requested": return `${d.tool} (${d.call_id}) asks for approval${d.reason ? ": " + d.reason : ""}`;
     case "approval_granted": return `${d.call_id} granted by ${d.by}`;
     case "approval_denied": return `${d.call_id} denied by ${d.by}: ${d.reason}`;
+    case "elicitation_requested": return `${d.server} asks${d.call_id ? " (" + d.call_id + ")" : ""}: ${d.message}${(d.fields || []).length ? " · fields " + d.fields.join(", ") : ""}`;
+    case "elicitation_resolved": return `question ${d.id}: ${d.action} by ${d.by}${(d.fields || []).length ? " · fields " + d.fields.join(", ") : ""}${d.reason ? ": " + d.reason : ""}`;
     case "compacted": return `${d.kind} compaction: ${d.tokens_before} → ${d.tokens_after} tokens`;
     default: return JSON.stringify(d).slice(0, 160);
   }
