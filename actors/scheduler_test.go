@@ -6,6 +6,7 @@ import (
 	"errors"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -64,6 +65,21 @@ func (c *fakeClock) AfterFunc(d time.Duration, f func()) func() bool {
 // advance moves the clock by d and runs the timers that fall due, each in
 // its own goroutine as time.AfterFunc does.
 func (c *fakeClock) advance(d time.Duration) {
+	for _, f := range c.move(d) {
+		go f()
+	}
+}
+
+// advanceNow is advance with the due timers run before it returns, on the
+// caller's goroutine (the scheduler's only sends a message).
+func (c *fakeClock) advanceNow(d time.Duration) {
+	for _, f := range c.move(d) {
+		f()
+	}
+}
+
+// move moves the clock by d and returns the timers that fell due.
+func (c *fakeClock) move(d time.Duration) []func() {
 	c.mu.Lock()
 	c.now = c.now.Add(d)
 	var due []func()
@@ -79,9 +95,7 @@ func (c *fakeClock) advance(d time.Duration) {
 		return false
 	})
 	c.mu.Unlock()
-	for _, f := range due {
-		go f()
-	}
+	return due
 }
 
 // schedEnv is a runtime with a scheduler over an in-memory store, on a
@@ -92,6 +106,10 @@ type schedEnv struct {
 	mem    *memory.Store
 	clock  *fakeClock
 	events chan schedule.Event
+	// hook, when set, sees every journal entry first, on the goroutine
+	// that journaled it (with the store's lock held: it must not call the
+	// store).
+	hook atomic.Pointer[func(schedule.Event)]
 }
 
 func newSchedEnv(t *testing.T, script scripted.Script, tools []toolsys.Tool, setup func(*schedEnv), mod func(*actors.Config)) *schedEnv {
@@ -102,7 +120,12 @@ func newSchedEnv(t *testing.T, script scripted.Script, tools []toolsys.Tool, set
 	}
 	t.Cleanup(func() { _ = mem.Close() })
 	e := &schedEnv{mem: mem, clock: newFakeClock(schedT0), events: make(chan schedule.Event, 1024)}
-	e.store = schedule.New(mem, schedule.Options{Clock: e.clock.Now, OnEvent: func(ev schedule.Event) { e.events <- ev }})
+	e.store = schedule.New(mem, schedule.Options{Clock: e.clock.Now, OnEvent: func(ev schedule.Event) {
+		if h := e.hook.Load(); h != nil {
+			(*h)(ev)
+		}
+		e.events <- ev
+	}})
 	if setup != nil {
 		setup(e)
 	}
@@ -338,6 +361,39 @@ func TestScheduler_Overlap(t *testing.T) {
 				t.Errorf("runs %d, want %d", sc.Runs, len(want))
 			}
 		})
+	}
+}
+
+// TestScheduler_NextFireRightAfterAFinish fires a schedule again the
+// moment its previous run's finish is journaled, before the scheduler has
+// heard from the run's goroutine: the run is over, so the fire runs
+// instead of being skipped as an overlap.
+func TestScheduler_NextFireRightAfterAFinish(t *testing.T) {
+	e := newSchedEnv(t, textScript("ok"), nil, func(e *schedEnv) {
+		e.create(t, "often", schedule.Spec{Expr: "@every 1m", Prompt: "a", MaxRuns: 2})
+	}, nil)
+	advanced := false
+	hook := func(ev schedule.Event) {
+		if ev.Type == schedule.EventFinished && !advanced {
+			advanced = true
+			// The scheduler's tick is in its mailbox before the run's
+			// goroutine can tell it the run is over.
+			e.clock.advanceNow(time.Minute)
+		}
+	}
+	e.hook.Store(&hook)
+	e.armed(t, schedT0.Add(time.Minute))
+	e.clock.advance(time.Minute)
+	for n := 1; n <= 2; n++ {
+		fin := e.waitEvent(t, schedule.EventFinished)
+		if fin.Outcome != string(messages.OutcomeCompleted) {
+			t.Fatalf("fire %d finished %+v", n, fin)
+		}
+	}
+	for _, ev := range e.drain() {
+		if ev.Type == schedule.EventSkipped {
+			t.Errorf("a fire was skipped: %+v", ev)
+		}
 	}
 }
 

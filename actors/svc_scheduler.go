@@ -7,6 +7,7 @@ package actors
 import (
 	"context"
 	"errors"
+	"sync/atomic"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -46,8 +47,8 @@ type schedulerActor struct {
 	// times already past were missed while no scheduler ran.
 	missed bool
 
-	running map[string]int   // schedule id -> the fire running
-	queued  map[string][]int // schedule id -> its queued fires, in order
+	running map[string]*runningFire // schedule id -> the fire running
+	queued  map[string][]int        // schedule id -> its queued fires, in order
 	gen     uint64
 	stop    func() bool // stops the armed timer; nil when none
 	done    chan struct{}
@@ -96,7 +97,7 @@ func (a *schedulerActor) log() *schedulerLog { return &schedulerLog{a.rt} }
 // start resumes the pending fires, follows the store's changes and looks
 // at every schedule.
 func (a *schedulerActor) start(ctx actor.Context) {
-	a.running, a.queued, a.done = map[string]int{}, map[string][]int{}, make(chan struct{})
+	a.running, a.queued, a.done = map[string]*runningFire{}, map[string][]int{}, make(chan struct{})
 	changes, cancel := a.store.Changes()
 	self, root, done := ctx.Self(), a.rt.system.Root, a.done
 	go func() {
@@ -157,7 +158,7 @@ func (a *schedulerActor) evaluate(ctx actor.Context, missed bool) {
 	}
 	var next time.Time
 	for _, sc := range all {
-		_, busy := a.running[sc.ID]
+		busy := a.busy(sc.ID)
 		action, reason := schedule.Decide(sc, now, busy, len(a.queued[sc.ID]), missed)
 		switch action {
 		case schedule.Run, schedule.Queue:
@@ -202,9 +203,26 @@ func (a *schedulerActor) arm(ctx actor.Context, now, next time.Time) {
 	a.stop = a.rt.clock.AfterFunc(max(next.Sub(now), 0), func() { root.Send(self, tick) })
 }
 
+// runningFire is a fire whose run the scheduler started. ended is set by
+// the run's goroutine once the turn is over, before the finish is
+// journaled; the scheduler learns of it later, from fireDone.
+type runningFire struct {
+	n     int
+	ended atomic.Bool
+}
+
+// busy reports whether schedule id has a run in progress, or fires queued
+// behind one: a run whose turn is over no longer counts, even before its
+// fireDone arrives, so that the next fire time is not taken for an
+// overlap.
+func (a *schedulerActor) busy(id string) bool {
+	r := a.running[id]
+	return r != nil && (!r.ended.Load() || len(a.queued[id]) > 0)
+}
+
 // finished starts the next queued fire of the schedule whose run ended.
 func (a *schedulerActor) finished(ctx actor.Context, m *fireDone) {
-	if a.running[m.schedule] == m.n {
+	if r := a.running[m.schedule]; r != nil && r.n == m.n {
 		delete(a.running, m.schedule)
 	}
 	q := a.queued[m.schedule]
@@ -231,12 +249,16 @@ func (a *schedulerActor) finished(ctx actor.Context, m *fireDone) {
 
 // run hands fire f, journaled already, to its session.
 func (a *schedulerActor) run(ctx actor.Context, f schedule.Fire) {
-	a.running[f.Schedule] = f.N
+	r := &runningFire{n: f.N}
+	a.running[f.Schedule] = r
 	rt, self := a.rt, ctx.Self()
 	rt.work.Add(1)
 	go func() {
 		defer rt.work.Done()
 		outcome, reason, ok := rt.runFire(f)
+		// Before the finish is journaled: whoever sees it, and fires the
+		// schedule again, finds the run over.
+		r.ended.Store(true)
 		if ok {
 			// The store outlives the runtime's context: the outcome of a
 			// run that ended during Shutdown is still recorded.
