@@ -45,6 +45,8 @@ type memberConfig struct {
 	// Bucket, when set, makes the member find the others in this NATS
 	// bucket (Config.Membership) instead of Seeds.
 	Bucket string `json:"bucket,omitempty"`
+	// TTL is the bucket's NATSMembership.TTL.
+	TTL time.Duration `json:"ttl_ns,omitempty"`
 }
 
 func TestMain(m *testing.M) {
@@ -119,7 +121,7 @@ func runMember(raw string) error {
 		if err != nil {
 			return err
 		}
-		ccfg.Membership = &cluster.NATSMembership{JetStream: js, Bucket: cfg.Bucket}
+		ccfg.Membership = &cluster.NATSMembership{JetStream: js, Bucket: cfg.Bucket, TTL: cfg.TTL}
 	}
 	m, err := cluster.Start(ctx, ccfg)
 	if err != nil {

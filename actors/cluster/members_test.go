@@ -113,6 +113,8 @@ type testCluster struct {
 const (
 	refresh = 200 * time.Millisecond
 	attempt = 500 * time.Millisecond
+	// memberTTL is the TTL of the member keys with NATS membership.
+	memberTTL = 2 * refresh
 )
 
 // syncBuffer is a bytes.Buffer safe for concurrent writes.
@@ -204,7 +206,7 @@ func startMembersWith(ctx context.Context, t testing.TB, urls string, streams, m
 			Seeds: seeds, Refresh: refresh, Charges: tc.charges, HTTP: memberHTTP(i + 1),
 		}
 		if bucket != "" {
-			mc.HealthPort, mc.Seeds, mc.Bucket = 0, nil, bucket
+			mc.HealthPort, mc.Seeds, mc.Bucket, mc.TTL = 0, nil, bucket, memberTTL
 		}
 		cfg, err := json.Marshal(mc)
 		if err != nil {
@@ -272,7 +274,7 @@ func startMembersWith(ctx context.Context, t testing.TB, urls string, streams, m
 		if err != nil {
 			t.Fatal(err)
 		}
-		ccfg.Seeds, ccfg.Membership = nil, &cluster.NATSMembership{JetStream: js, Bucket: bucket}
+		ccfg.Seeds, ccfg.Membership = nil, &cluster.NATSMembership{JetStream: js, Bucket: bucket, TTL: memberTTL}
 	}
 	tc.client, err = cluster.Start(ctx, ccfg)
 	if err != nil {
@@ -398,7 +400,7 @@ func TestThreeMembers(t *testing.T) {
 
 // TestThreeMembers_NATSMembership runs the scenarios of TestThreeMembers
 // with the members and the client finding each other in a NATS
-// membership bucket (refresh 200 ms, TTL 600 ms) instead of seeds: the
+// membership bucket (refresh 200 ms, TTL 400 ms) instead of seeds: the
 // SIGKILLed member leaves when its key expires.
 func TestThreeMembers_NATSMembership(t *testing.T) {
 	if testing.Short() {
