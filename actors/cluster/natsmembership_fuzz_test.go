@@ -3,8 +3,18 @@ package cluster
 import (
 	"encoding/json"
 	"errors"
+	"strings"
 	"testing"
 )
+
+// TestDecodeRecord_Oversized refuses a value over 16 KiB before decoding
+// it, even a well-formed record.
+func TestDecodeRecord_Oversized(t *testing.T) {
+	v := `{"cluster":"agcore","id":"m1","host":"127.0.0.1","port":7101,"kinds":["session"],"http":"` + strings.Repeat("x", maxRecord) + `"}`
+	if _, err := decodeRecord("m1", []byte(v)); !errors.Is(err, errBadRecord) || !strings.Contains(err.Error(), "bytes, over") {
+		t.Errorf("decode of a %d-byte record: %v, want errBadRecord for its size", len(v), err)
+	}
+}
 
 // FuzzDecodeRecord feeds the membership bucket's decoder the values
 // anyone who can write the bucket could put there: it never panics, and

@@ -237,6 +237,16 @@ func TestNATSMembership_Config(t *testing.T) {
 		})
 	}
 
+	t.Run("bucket without limit markers", func(t *testing.T) {
+		if _, err := env.js.CreateKeyValue(t.Context(), njs.KeyValueConfig{Bucket: "no_markers", TTL: 2 * time.Second}); err != nil {
+			t.Fatal(err)
+		}
+		_, err := cluster.Start(t.Context(), cluster.Config{Membership: &cluster.NATSMembership{JetStream: env.js, Bucket: "no_markers", TTL: 2 * time.Second}})
+		if !errors.Is(err, cluster.ErrConfig) || !strings.Contains(err.Error(), "Membership.Bucket") || !strings.Contains(err.Error(), "limit markers") {
+			t.Errorf("Start on a bucket without limit markers: error %v, want ErrConfig naming Membership.Bucket", err)
+		}
+	})
+
 	t.Run("bucket with another TTL", func(t *testing.T) {
 		if _, err := env.js.CreateKeyValue(t.Context(), njs.KeyValueConfig{Bucket: "other_ttl", TTL: time.Minute, LimitMarkerTTL: time.Second}); err != nil {
 			t.Fatal(err)
