@@ -22,8 +22,9 @@ import (
 // TestClusterCommands_NATSMembership runs two `agcore cluster member
 // --membership nats` processes that know nothing of each other, only the
 // NATS server: `cluster submit` and `cluster status` find them through
-// the membership bucket, and a member stopped with SIGTERM deletes its
-// key, so that status lists only the other.
+// the membership bucket; `agcore serve --cluster --membership nats` joins
+// them there; and a member stopped with SIGTERM deletes its key, so that
+// status lists only the others.
 func TestClusterCommands_NATSMembership(t *testing.T) {
 	bin := buildBinary(t)
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
@@ -77,7 +78,10 @@ func TestClusterCommands_NATSMembership(t *testing.T) {
 			sc := bufio.NewScanner(out)
 			for sc.Scan() {
 				if strings.Contains(sc.Text(), "joined cluster") {
-					joined <- sc.Text()
+					select {
+				case joined <- sc.Text():
+				default:
+				}
 				}
 			}
 			m.done <- m.cmd.Wait()
@@ -118,6 +122,71 @@ func TestClusterCommands_NATSMembership(t *testing.T) {
 	slices.Sort(want)
 	if got := status(); !slices.Equal(got, want) {
 		t.Errorf("status lists members %v, want %v", got, want)
+	}
+
+	// agcore serve --cluster --membership nats joins through the same
+	// bucket, and leaves it on SIGTERM.
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	serveAddr := l.Addr().String()
+	l.Close()
+	serve := exec.Command(bin, "--config", cfgPath, "serve", "--addr", "127.0.0.1:0", "--cluster", srv.URL(), "--membership", "nats",
+		"--member-addr", serveAddr, "--node", "s1", "--cluster-refresh", "200ms", "--membership-ttl", "1m")
+	serve.Dir, serve.Env, serve.Stderr = dir, append(userEnv(), append(env, "AGCORE_TOKEN=membership-test")...), os.Stderr
+	out, err := serve.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := serve.Start(); err != nil {
+		t.Fatal(err)
+	}
+	serveDone := make(chan error, 1)
+	t.Cleanup(func() {
+		_ = serve.Process.Kill()
+		<-serveDone
+	})
+	joined := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			if strings.Contains(sc.Text(), "joined cluster") {
+				select {
+				case joined <- sc.Text():
+				default:
+				}
+			}
+		}
+		serveDone <- serve.Wait()
+	}()
+	select {
+	case line := <-joined:
+		if !strings.Contains(line, "member "+serveAddr) || !strings.Contains(line, "membership on bucket agcore_members on NATS") {
+			t.Errorf("serve's line %q does not name its address and the bucket", line)
+		}
+	case err := <-serveDone:
+		serveDone <- err
+		t.Fatalf("serve exited before joining: %v", err)
+	case <-ctx.Done():
+		t.Fatalf("serve did not join: %v", ctx.Err())
+	}
+	withServe := append(slices.Clone(want), serveAddr)
+	slices.Sort(withServe)
+	if got := status(); !slices.Equal(got, withServe) {
+		t.Errorf("status with serve lists members %v, want %v", got, withServe)
+	}
+	if err := serve.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-serveDone:
+		serveDone <- err
+	case <-ctx.Done():
+		t.Fatalf("serve did not stop on SIGTERM: %v", ctx.Err())
+	}
+	if got := status(); !slices.Equal(got, want) {
+		t.Errorf("status after serve left lists %v, want %v", got, want)
 	}
 
 	if err := members[1].cmd.Process.Signal(syscall.SIGTERM); err != nil {
