@@ -79,9 +79,9 @@ func TestClusterCommands_NATSMembership(t *testing.T) {
 			for sc.Scan() {
 				if strings.Contains(sc.Text(), "joined cluster") {
 					select {
-				case joined <- sc.Text():
-				default:
-				}
+					case joined <- sc.Text():
+					default:
+					}
 				}
 			}
 			m.done <- m.cmd.Wait()
