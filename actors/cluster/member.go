@@ -219,7 +219,12 @@ func Start(ctx context.Context, cfg Config) (*Member, error) {
 		kinds = append(kinds, cluster.WithKinds(cluster.NewKind(Kind, actor.PropsFromProducer(m.newGrain))))
 	}
 	if cfg.Membership != nil {
-		m.prov = newNATSProvider(cfg)
+		np := newNATSProvider(cfg)
+		if err := np.open(ctx); err != nil {
+			np.stop()
+			return nil, err
+		}
+		m.prov = np
 	} else if err := m.healthEndpoint(system, port); err != nil {
 		return nil, err
 	}
@@ -307,7 +312,9 @@ func (m *Member) Members() []string {
 
 // Shutdown leaves the cluster: the grains stop (their sessions stay on
 // the runtime, which the caller shuts down), the membership endpoint
-// closes, and the other members notice within Config.Refresh. It waits
+// closes, and the other members notice within Config.Refresh; with
+// Config.Membership, the member's key is deleted and the others notice
+// at once. It waits
 // for protoactor's graceful leave, about two seconds, or ctx. Calling it
 // again returns ErrClosed.
 func (m *Member) Shutdown(ctx context.Context) error {

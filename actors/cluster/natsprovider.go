@@ -49,8 +49,19 @@ func newNATSProvider(cfg Config) *natsProvider {
 	}
 }
 
-// bucket opens the membership bucket, creating it when it does not exist,
-// and checks that its MaxAge is the configured TTL.
+// open opens the membership bucket, creating it when it does not exist,
+// and checks that its MaxAge is the configured TTL. Start calls it before
+// protoactor starts, so that a wrong bucket starts nothing.
+func (p *natsProvider) open(ctx context.Context) error {
+	kv, err := p.bucket(ctx)
+	if err != nil {
+		return err
+	}
+	p.kv = kv
+	return nil
+}
+
+// bucket opens or creates the membership bucket and checks it.
 func (p *natsProvider) bucket(ctx context.Context) (njs.KeyValue, error) {
 	replicas := p.cfg.Replicas
 	if replicas == 0 {
@@ -116,16 +127,12 @@ func (p *natsProvider) StartMember(c *cluster.Cluster) error {
 // StartClient watches the bucket.
 func (p *natsProvider) StartClient(c *cluster.Cluster) error { return p.start(c) }
 
-// start opens the bucket and starts the watcher.
+// start starts the watcher of the bucket open opened.
 func (p *natsProvider) start(c *cluster.Cluster) error {
-	ctx, cancel := context.WithTimeout(p.ctx, 10*time.Second)
-	defer cancel()
-	kv, err := p.bucket(ctx)
-	if err != nil {
-		return err
+	if p.kv == nil {
+		return fmt.Errorf("cluster: membership bucket %s not opened", p.cfg.Bucket)
 	}
-	p.kv = kv
-	w, err := kv.WatchAll(p.ctx)
+	w, err := p.kv.WatchAll(p.ctx)
 	if err != nil {
 		return fmt.Errorf("cluster: watch bucket %s: %w", p.cfg.Bucket, err)
 	}
@@ -238,7 +245,9 @@ func (p *natsProvider) Shutdown(bool) error {
 		ctx, cancel := context.WithTimeout(context.Background(), max(p.cfg.TTL, time.Second))
 		defer cancel()
 		if derr := p.kv.Delete(ctx, p.key); derr != nil {
+			// protoactor drops this error: the log is where it shows.
 			err = fmt.Errorf("cluster: delete member key %s from bucket %s: %w", p.key, p.cfg.Bucket, derr)
+			p.logger.Warn().Err(err).Msg("cluster: member key left to expire")
 		}
 	})
 	return err
