@@ -30,7 +30,12 @@
 // A session is a grain of the kind "session" (Kind) keyed by its id.
 // Membership is protoactor's automanaged provider: each member serves
 // GET /_health on Config.Host:HealthPort and polls every seed each
-// Config.Refresh; a member that does not answer leaves the cluster. The
+// Config.Refresh; a member that does not answer leaves the cluster. With
+// Config.Membership (NATSMembership), the members find each other in a
+// NATS JetStream key-value bucket instead: each keeps its record under
+// its id, refreshed every Config.Refresh and expiring after
+// NATSMembership.TTL, deletes it when it shuts down, and watches the
+// bucket, so that NATS is the only infrastructure a cluster needs. The
 // owner of a session is chosen by rendezvous hashing over the members'
 // addresses (protoactor's disthash), so a session moves when a member
 // leaves or joins. protoactor's logs go to Config.Logger.

@@ -2,7 +2,8 @@ package cluster
 
 // This file holds the Member: one process's place in the cluster, its
 // membership (protoactor's automanaged provider on a loopback or static
-// address), its identity lookup (disthash) and its logger.
+// address, or a NATS key-value bucket), its identity lookup (disthash)
+// and its logger.
 
 import (
 	"context"
@@ -28,8 +29,9 @@ import (
 	"github.com/agcore/agcore/internal/logging"
 )
 
-// Config configures a Member. Seeds is required; a member that hosts
-// sessions also needs Runtime, Port and HealthPort.
+// Config configures a Member. Seeds or Membership is required; a member
+// that hosts sessions also needs Runtime and Port, and HealthPort with
+// Seeds.
 type Config struct {
 	// Runtime runs the sessions this member hosts. Its journal must be
 	// one every member shares (memory/jetstream), so that a session can
@@ -49,13 +51,18 @@ type Config struct {
 	Port int
 	// HealthPort is the port of the member's membership endpoint
 	// (GET /_health), which the other members poll. Required for a
-	// member; unused by a client.
+	// member with Seeds; unused by a client and with Membership.
 	HealthPort int
 	// Seeds are the membership endpoints (host:port) of every member,
-	// this one included. Required.
+	// this one included. Required unless Membership is set, and empty
+	// when it is.
 	Seeds []string
-	// Refresh is how often the membership endpoints are polled, which
-	// bounds how soon a dead member is noticed. Zero means 500 ms.
+	// Membership, when set, makes the members find each other through a
+	// NATS key-value bucket instead of Seeds. Nil means Seeds.
+	Membership *NATSMembership
+	// Refresh is how often the membership endpoints are polled (Seeds),
+	// or how often a member refreshes its key (Membership), which bounds
+	// how soon a dead member is noticed. Zero means 500 ms.
 	Refresh time.Duration
 	// Attempt bounds each attempt of a request to a grain, which the
 	// request loop retries for idempotent requests. Zero means 1 s; it
@@ -116,8 +123,10 @@ func (cfg Config) withDefaults() (Config, error) {
 		cfg.IdleTimeout = DefaultIdleTimeout
 	}
 	switch {
-	case len(cfg.Seeds) == 0:
-		return cfg, configErr("Seeds", "no membership endpoint given (host:port of every member)")
+	case len(cfg.Seeds) == 0 && cfg.Membership == nil:
+		return cfg, configErr("Seeds", "no membership endpoint given (host:port of every member), and no Membership")
+	case len(cfg.Seeds) > 0 && cfg.Membership != nil:
+		return cfg, configErr("Seeds", "given with Membership: members found through a NATS bucket need no seeds")
 	case cfg.Refresh < 0:
 		return cfg, configErr("Refresh", "negative (%v)", cfg.Refresh)
 	case cfg.Attempt < 0 || cfg.Attempt > MaxAttempt:
@@ -134,6 +143,17 @@ func (cfg Config) withDefaults() (Config, error) {
 		if _, _, err := net.SplitHostPort(s); err != nil {
 			return cfg, configErr("Seeds", "%q is not host:port: %v", s, err)
 		}
+	}
+	if cfg.Membership != nil {
+		n, err := cfg.Membership.withDefaults(cfg.Refresh)
+		if err != nil {
+			return cfg, err
+		}
+		cfg.Membership = &n
+		if cfg.Runtime != nil && cfg.Port == 0 {
+			return cfg, configErr("Port", "a member needs the port of its remote endpoint")
+		}
+		return cfg, nil
 	}
 	if cfg.Runtime != nil {
 		if cfg.Port == 0 {
@@ -157,9 +177,9 @@ type Member struct {
 	logger zerolog.Logger
 	wire   *Registry
 	cl     *cluster.Cluster
-	addr   string // host:port of the remote endpoint
-	health *echo.Echo
-	prov   *automanaged.AutoManagedProvider
+	addr   string     // host:port of the remote endpoint
+	health *echo.Echo // nil with Config.Membership
+	prov   cluster.ClusterProvider
 	sub    *eventSub
 	view   *view
 	owners *owners
@@ -194,23 +214,20 @@ func Start(ctx context.Context, cfg Config) (*Member, error) {
 	slogger := slog.New(logging.SlogHandler(m.logger.With().Str("component", "protoactor").Logger()))
 	system := actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger { return slogger }))
 
-	m.health = echo.New()
-	m.health.HideBanner, m.health.HidePort = true, true
 	var kinds []cluster.ConfigOption
-	var kindNames []string
 	if cfg.Runtime != nil {
-		l, err := net.Listen("tcp", net.JoinHostPort(cfg.Host, strconv.Itoa(cfg.HealthPort)))
-		if err != nil {
-			return nil, fmt.Errorf("cluster: membership endpoint (HealthPort %d): %w", cfg.HealthPort, err)
-		}
-		m.health.Listener = l
-		kindNames = []string{Kind}
 		kinds = append(kinds, cluster.WithKinds(cluster.NewKind(Kind, actor.PropsFromProducer(m.newGrain))))
-		m.health.GET("/_health", func(c echo.Context) error {
-			return c.JSON(http.StatusOK, automanaged.NewNode(cfg.Name, system.ID, cfg.Host, port, cfg.HealthPort, kindNames))
-		})
 	}
-	m.prov = automanaged.NewWithTesting(cfg.Refresh, cfg.HealthPort, m.health, cfg.Seeds...)
+	if cfg.Membership != nil {
+		np := newNATSProvider(cfg)
+		if err := np.open(ctx); err != nil {
+			np.stop()
+			return nil, err
+		}
+		m.prov = np
+	} else if err := m.healthEndpoint(system, port); err != nil {
+		return nil, err
+	}
 	ccfg := cluster.Configure(cfg.Name, m.prov, disthash.New(), remote.Configure(cfg.Host, port), kinds...)
 	m.cl = cluster.New(system, ccfg)
 	m.sub = m.watchTopology(system)
@@ -223,9 +240,13 @@ func Start(ctx context.Context, cfg Config) (*Member, error) {
 	if err := m.join(cfg.Runtime != nil); err != nil {
 		m.cancel()
 		m.sub.stop()
-		_ = m.health.Close()
-		if m.health.Listener != nil {
-			_ = m.health.Listener.Close()
+		if m.health != nil {
+			_ = m.health.Close()
+			if m.health.Listener != nil {
+				_ = m.health.Listener.Close()
+			}
+		} else {
+			_ = m.prov.Shutdown(false)
 		}
 		system.Shutdown()
 		return nil, err
@@ -239,6 +260,10 @@ func Start(ctx context.Context, cfg Config) (*Member, error) {
 func (m *Member) join(member bool) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
+			if perr, ok := r.(error); ok {
+				err = fmt.Errorf("cluster: join %s: %w", m.addr, perr)
+				return
+			}
 			err = fmt.Errorf("cluster: join %s: %v", m.addr, r)
 		}
 	}()
@@ -247,6 +272,27 @@ func (m *Member) join(member bool) (err error) {
 	} else {
 		m.cl.StartClient()
 	}
+	return nil
+}
+
+// healthEndpoint sets up the automanaged provider over Config.Seeds and,
+// for a member, the membership endpoint the other members poll.
+func (m *Member) healthEndpoint(system *actor.ActorSystem, port int) error {
+	cfg := m.cfg
+	m.health = echo.New()
+	m.health.HideBanner, m.health.HidePort = true, true
+	if cfg.Runtime != nil {
+		l, err := net.Listen("tcp", net.JoinHostPort(cfg.Host, strconv.Itoa(cfg.HealthPort)))
+		if err != nil {
+			return fmt.Errorf("cluster: membership endpoint (HealthPort %d): %w", cfg.HealthPort, err)
+		}
+		m.health.Listener = l
+		kindNames := []string{Kind}
+		m.health.GET("/_health", func(c echo.Context) error {
+			return c.JSON(http.StatusOK, automanaged.NewNode(cfg.Name, system.ID, cfg.Host, port, cfg.HealthPort, kindNames))
+		})
+	}
+	m.prov = automanaged.NewWithTesting(cfg.Refresh, cfg.HealthPort, m.health, cfg.Seeds...)
 	return nil
 }
 
@@ -266,7 +312,9 @@ func (m *Member) Members() []string {
 
 // Shutdown leaves the cluster: the grains stop (their sessions stay on
 // the runtime, which the caller shuts down), the membership endpoint
-// closes, and the other members notice within Config.Refresh. It waits
+// closes, and the other members notice within Config.Refresh; with
+// Config.Membership, the member's key is deleted and the others notice
+// at once. It waits
 // for protoactor's graceful leave, about two seconds, or ctx. Calling it
 // again returns ErrClosed.
 func (m *Member) Shutdown(ctx context.Context) error {

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go"
+	njs "github.com/nats-io/nats.go/jetstream"
 	"github.com/rs/zerolog"
 
 	"github.com/agcore/agcore/actors"
@@ -41,6 +42,11 @@ type memberConfig struct {
 	Refresh    time.Duration `json:"refresh_ns"`
 	Charges    string        `json:"charges"`
 	HTTP       string        `json:"http"`
+	// Bucket, when set, makes the member find the others in this NATS
+	// bucket (Config.Membership) instead of Seeds.
+	Bucket string `json:"bucket,omitempty"`
+	// TTL is the bucket's NATSMembership.TTL.
+	TTL time.Duration `json:"ttl_ns,omitempty"`
 }
 
 func TestMain(m *testing.M) {
@@ -106,10 +112,18 @@ func runMember(raw string) error {
 	if err != nil {
 		return err
 	}
-	m, err := cluster.Start(ctx, cluster.Config{
+	ccfg := cluster.Config{
 		Runtime: rt, Port: cfg.Port, HealthPort: cfg.HealthPort, Seeds: cfg.Seeds, Refresh: cfg.Refresh,
 		HTTPAddress: cfg.HTTP, Logger: logger.Level(zerolog.InfoLevel),
-	})
+	}
+	if cfg.Bucket != "" {
+		js, err := njs.New(nc)
+		if err != nil {
+			return err
+		}
+		ccfg.Membership = &cluster.NATSMembership{JetStream: js, Bucket: cfg.Bucket, TTL: cfg.TTL}
+	}
+	m, err := cluster.Start(ctx, ccfg)
 	if err != nil {
 		return err
 	}

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go"
+	njs "github.com/nats-io/nats.go/jetstream"
 	"github.com/rs/zerolog"
 	"google.golang.org/protobuf/types/known/anypb"
 
@@ -112,6 +113,8 @@ type testCluster struct {
 const (
 	refresh = 200 * time.Millisecond
 	attempt = 500 * time.Millisecond
+	// memberTTL is the TTL of the member keys with NATS membership.
+	memberTTL = 2 * refresh
 )
 
 // syncBuffer is a bytes.Buffer safe for concurrent writes.
@@ -140,10 +143,24 @@ func startCluster(ctx context.Context, t testing.TB, members int) *testCluster {
 	return startMembers(ctx, t, natstest.RunCluster(ctx, t, 3, natstest.Options{}).URLs(), 3, members)
 }
 
+// startClusterNATS is startCluster with the members found through a NATS
+// membership bucket instead of seeds.
+func startClusterNATS(ctx context.Context, t testing.TB, members int) *testCluster {
+	t.Helper()
+	return startMembersWith(ctx, t, natstest.RunCluster(ctx, t, 3, natstest.Options{}).URLs(), 3, members, "members")
+}
+
 // startMembers starts members member processes, and a client in the test
 // process, on the NATS servers at urls, with the journal hashed over
 // streams streams.
-func startMembers(ctx context.Context, t testing.TB, urls string, streams, members int) (tc *testCluster) {
+func startMembers(ctx context.Context, t testing.TB, urls string, streams, members int) *testCluster {
+	t.Helper()
+	return startMembersWith(ctx, t, urls, streams, members, "")
+}
+
+// startMembersWith is startMembers; a bucket makes the members and the
+// client find each other in that NATS bucket instead of seeds.
+func startMembersWith(ctx context.Context, t testing.TB, urls string, streams, members int, bucket string) (tc *testCluster) {
 	t.Helper()
 	exe, err := os.Executable()
 	if err != nil {
@@ -184,10 +201,14 @@ func startMembers(ctx context.Context, t testing.TB, urls string, streams, membe
 		seeds[i] = net.JoinHostPort("127.0.0.1", strconv.Itoa(health[i]))
 	}
 	for i := range members {
-		cfg, err := json.Marshal(memberConfig{
+		mc := memberConfig{
 			Name: fmt.Sprintf("m%d", i+1), NATS: urls, Streams: streams, Port: freePort(t), HealthPort: health[i],
 			Seeds: seeds, Refresh: refresh, Charges: tc.charges, HTTP: memberHTTP(i + 1),
-		})
+		}
+		if bucket != "" {
+			mc.HealthPort, mc.Seeds, mc.Bucket, mc.TTL = 0, nil, bucket, memberTTL
+		}
+		cfg, err := json.Marshal(mc)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -247,8 +268,15 @@ func startMembers(ctx context.Context, t testing.TB, urls string, streams, membe
 			t.Logf("the client's log:\n%s", logs.String())
 		}
 	})
-	tc.client, err = cluster.Start(ctx, cluster.Config{Seeds: seeds, Refresh: refresh, Attempt: attempt,
-		Logger: zerolog.New(&logs).Level(zerolog.InfoLevel)})
+	ccfg := cluster.Config{Seeds: seeds, Refresh: refresh, Attempt: attempt, Logger: zerolog.New(&logs).Level(zerolog.InfoLevel)}
+	if bucket != "" {
+		js, err := njs.New(tc.nc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ccfg.Seeds, ccfg.Membership = nil, &cluster.NATSMembership{JetStream: js, Bucket: bucket, TTL: memberTTL}
+	}
+	tc.client, err = cluster.Start(ctx, ccfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -367,8 +395,27 @@ func TestThreeMembers(t *testing.T) {
 	skipUnderRace(t)
 	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
 	defer cancel()
-	tc := startCluster(ctx, t, 3)
+	threeMemberScenarios(ctx, t, startCluster(ctx, t, 3))
+}
 
+// TestThreeMembers_NATSMembership runs the scenarios of TestThreeMembers
+// with the members and the client finding each other in a NATS
+// membership bucket (refresh 200 ms, TTL 400 ms) instead of seeds: the
+// SIGKILLed member leaves when its key expires.
+func TestThreeMembers_NATSMembership(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts 3 NATS servers and 3 member processes (about 10 s); skipped under -short")
+	}
+	skipUnderRace(t)
+	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
+	defer cancel()
+	threeMemberScenarios(ctx, t, startClusterNATS(ctx, t, 3))
+}
+
+// threeMemberScenarios runs placement, Owner, an unknown message type, the
+// stream of a journaled turn, failover after SIGKILL mid-tool, and
+// fencing of a copy paused with SIGSTOP, on tc's 3 members.
+func threeMemberScenarios(ctx context.Context, t *testing.T, tc *testCluster) {
 	t.Run("placement", func(t *testing.T) {
 		ctx, cancel := context.WithTimeout(ctx, 60*time.Second)
 		defer cancel()

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go"
+	njs "github.com/nats-io/nats.go/jetstream"
 	"github.com/rs/zerolog"
 	"github.com/spf13/cobra"
 
@@ -33,16 +34,94 @@ import (
 
 // clusterOptions are the flags every cluster command shares.
 type clusterOptions struct {
-	seeds   []string
-	name    string
-	host    string
-	refresh time.Duration
-	wait    time.Duration
+	seeds      []string
+	name       string
+	host       string
+	refresh    time.Duration
+	wait       time.Duration
+	membership membershipFlags
 }
 
-// config returns the library configuration of a client of o's cluster.
-func (o clusterOptions) config(a *app) cluster.Config {
-	return cluster.Config{Name: o.name, Host: o.host, Seeds: o.seeds, Refresh: o.refresh, Logger: clusterLogger(a)}
+// config returns the library configuration of a client of o's cluster;
+// ms is the NATS membership with --membership nats.
+func (o clusterOptions) config(a *app, ms *cluster.NATSMembership) cluster.Config {
+	return cluster.Config{Name: o.name, Host: o.host, Seeds: o.seeds, Membership: ms, Refresh: o.refresh, Logger: clusterLogger(a)}
+}
+
+// membershipFlags choose how the members find each other.
+type membershipFlags struct {
+	kind   string
+	bucket string
+	ttl    time.Duration
+}
+
+// Values of --membership.
+const (
+	membershipSeeds = "seeds"
+	membershipNATS  = "nats"
+)
+
+// add adds the membership flags to cmd, as persistent flags when
+// persistent is set; prefix starts their help ("with --cluster: ").
+func (mf *membershipFlags) add(cmd *cobra.Command, persistent bool, prefix, natsFlag, refreshFlag string) {
+	f := cmd.Flags()
+	if persistent {
+		f = cmd.PersistentFlags()
+	}
+	f.StringVar(&mf.kind, "membership", membershipSeeds, prefix+"how the members find each other: "+membershipSeeds+
+		" (they poll the --seed endpoints) or "+membershipNATS+" (each keeps a key in a key-value bucket on the NATS servers of "+
+		natsFlag+", which every member watches; no --seed or --health-port needed)")
+	f.StringVar(&mf.bucket, "membership-bucket", cluster.DefaultMembersBucket, prefix+"with --membership nats: the key-value bucket of the member keys; the same on every member")
+	f.DurationVar(&mf.ttl, "membership-ttl", 0, prefix+"with --membership nats: how long the key of a member killed without leaving outlives its last refresh "+
+		"(default 3 × "+refreshFlag+"); the same on every member")
+}
+
+// nats reports whether the members find each other through NATS.
+func (mf membershipFlags) nats() bool { return mf.kind == membershipNATS }
+
+// check refuses membership flags that cannot work with the seeds given,
+// naming the flag; natsFlag is the flag that names the NATS servers.
+func (mf membershipFlags) check(seeds []string, natsURL, natsFlag string) error {
+	switch mf.kind {
+	case membershipSeeds:
+		if mf.ttl != 0 {
+			return &usageError{errors.New("--membership-ttl needs --membership nats")}
+		}
+	case membershipNATS:
+		if len(seeds) > 0 {
+			return &usageError{errors.New("--seed is not used with --membership nats: the members find each other in the NATS bucket")}
+		}
+		if natsURL == "" {
+			return &usageError{fmt.Errorf("%s is required with --membership nats: the NATS servers of the membership bucket", natsFlag)}
+		}
+		if mf.ttl < 0 {
+			return &usageError{fmt.Errorf("--membership-ttl must not be negative, got %v", mf.ttl)}
+		}
+	default:
+		return &usageError{fmt.Errorf("--membership %q: want %s or %s", mf.kind, membershipSeeds, membershipNATS)}
+	}
+	return nil
+}
+
+// config returns the NATS membership on nc, or nil for seeds.
+func (mf membershipFlags) config(nc *nats.Conn) (*cluster.NATSMembership, error) {
+	if !mf.nats() {
+		return nil, nil
+	}
+	js, err := njs.New(nc)
+	if err != nil {
+		return nil, fmt.Errorf("membership bucket %s: %w", mf.bucket, err)
+	}
+	return &cluster.NATSMembership{JetStream: js, Bucket: mf.bucket, TTL: mf.ttl}, nil
+}
+
+// where says where the members find each other, for the line a member
+// prints when it joins.
+func (mf membershipFlags) where(host string, healthPort int) string {
+	if mf.nats() {
+		return "bucket " + mf.bucket + " on NATS"
+	}
+	return net.JoinHostPort(host, strconv.Itoa(healthPort))
 }
 
 // clusterLogger is the logger of the cluster machinery: protoactor
@@ -67,7 +146,10 @@ journal kept in NATS JetStream (docs/cluster.md). Each session runs on one
 member, chosen by hashing its id over the members; when a member dies, its
 sessions resume on another member, and a copy left on a member that was
 paused is fenced by the journal. Membership is a fixed list of seeds: the
-membership endpoints (host:port) of every member, which poll each other.
+membership endpoints (host:port) of every member, which poll each other;
+or, with --membership nats, a key-value bucket on the NATS servers that
+every member keeps a key in and watches, so that NATS is the only
+infrastructure and no member needs to know the others beforehand.
 
 The members' ports carry no authentication or encryption: anyone who can
 reach them can run turns, and tools, in any session. Keep them on a private
@@ -76,21 +158,36 @@ network (docs/security.md).`,
       --member-addr 10.0.0.1:7001 --health-port 7101 --node m1 \
       --seed 10.0.0.1:7101 --seed 10.0.0.2:7101 --seed 10.0.0.3:7101
   agcore cluster submit s-42 "Summarise the project" --seed 10.0.0.1:7101 --seed 10.0.0.2:7101
-  agcore cluster status --seed 10.0.0.1:7101 --seed 10.0.0.2:7101 --nats nats://n1:4222`,
+  agcore cluster status --seed 10.0.0.1:7101 --seed 10.0.0.2:7101 --nats nats://n1:4222
+  agcore --config agcore.yaml cluster member --membership nats --nats nats://n1:4222,nats://n2:4222 \
+      --member-addr 10.0.0.4:7001 --node m4
+  agcore cluster submit s-42 "Summarise the project" --membership nats --nats nats://n1:4222`,
 		Args: unknownCommand,
 		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
 	pf := cmd.PersistentFlags()
-	pf.StringArrayVar(&o.seeds, "seed", nil, "membership endpoint (host:port) of a member; repeat for every member (required)")
+	pf.StringArrayVar(&o.seeds, "seed", nil, "membership endpoint (host:port) of a member; repeat for every member (required unless --membership nats)")
 	pf.StringVar(&o.name, "cluster-name", cluster.DefaultName, "name of the cluster; members of other clusters are ignored")
 	pf.StringVar(&o.host, "host", cluster.DefaultHost, "address this process listens on for the members' answers (submit, status)")
-	pf.DurationVar(&o.refresh, "refresh", cluster.DefaultRefresh, "how often the members' membership endpoints are polled")
+	pf.DurationVar(&o.refresh, "refresh", cluster.DefaultRefresh, "how often the members' membership endpoints are polled (with --membership nats: how often a member refreshes its key)")
+	o.membership.add(cmd, true, "", "--nats", "--refresh")
 	pf.DurationVar(&o.wait, "wait", 10*time.Second, "how long to wait for the members to be seen (submit, status)")
 	cmd.AddCommand(newClusterMemberCmd(a, &o), newClusterSubmitCmd(a, &o), newClusterStatusCmd(a, &o))
 	return cmd
 }
 
-func (o *clusterOptions) check() error {
+// check refuses flags that cannot work, naming the flag; natsURL is the
+// command's --nats.
+func (o *clusterOptions) check(natsURL string) error {
+	if err := o.membership.check(o.seeds, natsURL, "--nats"); err != nil {
+		return err
+	}
+	if o.refresh <= 0 {
+		return &usageError{fmt.Errorf("--refresh must be positive, got %v", o.refresh)}
+	}
+	if o.membership.nats() {
+		return nil
+	}
 	if len(o.seeds) == 0 {
 		return &usageError{errors.New("--seed is required: the membership endpoint (host:port) of every member")}
 	}
@@ -106,22 +203,41 @@ func (o *clusterOptions) check() error {
 }
 
 // joinClient starts a client of the cluster and waits until it sees a
-// member.
-func (o *clusterOptions) joinClient(ctx context.Context, a *app) (*cluster.Member, error) {
-	if err := o.check(); err != nil {
-		return nil, err
+// member; natsURL is the command's --nats. leave shuts the client down.
+func (o *clusterOptions) joinClient(ctx context.Context, a *app, natsURL string) (m *cluster.Member, leave func(), err error) {
+	if err := o.check(natsURL); err != nil {
+		return nil, nil, err
 	}
-	m, err := cluster.Start(ctx, o.config(a))
-	if err != nil {
-		return nil, err
+	closeNATS := func() {}
+	var ms *cluster.NATSMembership
+	where := strings.Join(o.seeds, ", ")
+	if o.membership.nats() {
+		nc, err := nats.Connect(natsURL, nats.Name("agcore cluster client"))
+		if err != nil {
+			return nil, nil, fmt.Errorf("--nats %s: %w", a.redactor.String(natsURL), err)
+		}
+		closeNATS = nc.Close
+		if ms, err = o.membership.config(nc); err != nil {
+			nc.Close()
+			return nil, nil, err
+		}
+		where = "bucket " + o.membership.bucket
+	}
+	if m, err = cluster.Start(ctx, o.config(a, ms)); err != nil {
+		closeNATS()
+		return nil, nil, err
+	}
+	leave = func() {
+		_ = m.Shutdown(context.WithoutCancel(ctx))
+		closeNATS()
 	}
 	wctx, cancel := context.WithTimeout(ctx, o.wait)
 	defer cancel()
 	if err := m.WaitMembers(wctx, 1); err != nil {
-		_ = m.Shutdown(context.WithoutCancel(ctx))
-		return nil, fmt.Errorf("no member answered at %s within --wait %v: %w", strings.Join(o.seeds, ", "), o.wait, err)
+		leave()
+		return nil, nil, fmt.Errorf("no member seen at %s within --wait %v: %w", where, o.wait, err)
 	}
-	return m, nil
+	return m, leave, nil
 }
 
 // memberOptions are the flags of `agcore cluster member`.
@@ -144,7 +260,9 @@ permissions, tools, MCP servers, workspace), but journals its sessions in
 NATS JetStream (--nats) instead of the data directory, and keeps each
 session's key-value memory there too. It serves the actor messages on
 --member-addr and its membership endpoint (GET /_health) on --health-port of
-the same host, which must be among the --seed endpoints.
+the same host, which must be among the --seed endpoints; with --membership
+nats it keeps its key in the bucket on the --nats servers instead, and
+needs neither.
 
 Tool calls that the permission mode does not let run by themselves are
 refused: a member has no one to ask. The mode is permissions.mode of the
@@ -158,14 +276,16 @@ On SIGINT or SIGTERM the member leaves the cluster, lets its running turns
 finish for a bounded time, and stops.`,
 		Example: `  agcore --config agcore.yaml cluster member --nats nats://127.0.0.1:4222 \
       --member-addr 127.0.0.1:7001 --health-port 7101 --node m1 \
-      --seed 127.0.0.1:7101 --seed 127.0.0.1:7102`,
+      --seed 127.0.0.1:7101 --seed 127.0.0.1:7102
+  agcore --config agcore.yaml cluster member --membership nats --nats nats://127.0.0.1:4222 \
+      --member-addr 127.0.0.1:7001 --node m1`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runClusterMember(cmd, a, o, mo) },
 	}
 	f := cmd.Flags()
 	f.StringVar(&mo.natsURL, "nats", "", "NATS servers of the journal, comma-separated URLs (required)")
 	f.StringVar(&mo.memberAddr, "member-addr", "", "host:port of this member's actor endpoint, reachable by the other members (required)")
-	f.IntVar(&mo.healthPort, "health-port", 0, "port of this member's membership endpoint on the host of --member-addr; one of the --seed endpoints (required)")
+	f.IntVar(&mo.healthPort, "health-port", 0, "port of this member's membership endpoint on the host of --member-addr; one of the --seed endpoints (required unless --membership nats)")
 	f.StringVar(&mo.node, "node", "", "name of this member in the journal's activations (default: --member-addr)")
 	f.IntVar(&mo.streams, "streams", 1, "streams the sessions are hashed over; the same on every member, fixed for the life of the journal")
 	return cmd
@@ -173,11 +293,11 @@ finish for a bounded time, and stops.`,
 
 func runClusterMember(cmd *cobra.Command, a *app, o *clusterOptions, mo memberOptions) error {
 	ctx := cmd.Context()
-	if err := o.check(); err != nil {
-		return err
-	}
 	if mo.natsURL == "" {
 		return &usageError{errors.New("--nats is required: the URLs of the NATS servers that keep the journal")}
+	}
+	if err := o.check(mo.natsURL); err != nil {
+		return err
 	}
 	host, portText, err := net.SplitHostPort(mo.memberAddr)
 	if err != nil {
@@ -187,7 +307,10 @@ func runClusterMember(cmd *cobra.Command, a *app, o *clusterOptions, mo memberOp
 	if err != nil || port <= 0 || port > 65535 {
 		return &usageError{fmt.Errorf("--member-addr %q: the port must be a number from 1 to 65535", mo.memberAddr)}
 	}
-	if mo.healthPort <= 0 || mo.healthPort > 65535 {
+	if o.membership.nats() && mo.healthPort != 0 {
+		return &usageError{errors.New("--health-port is not used with --membership nats: the member keeps its key in the NATS bucket")}
+	}
+	if !o.membership.nats() && (mo.healthPort <= 0 || mo.healthPort > 65535) {
 		return &usageError{fmt.Errorf("--health-port is required: a port from 1 to 65535, got %d", mo.healthPort)}
 	}
 	if mo.streams <= 0 {
@@ -241,15 +364,19 @@ func runClusterMember(cmd *cobra.Command, a *app, o *clusterOptions, mo memberOp
 		defer cancel()
 		return rt.Shutdown(sctx)
 	}
+	ms, err := o.membership.config(nc)
+	if err != nil {
+		return errors.Join(err, stopRuntime())
+	}
 	m, err := cluster.Start(ctx, cluster.Config{
-		Runtime: rt, Name: o.name, Host: host, Port: port, HealthPort: mo.healthPort, Seeds: o.seeds, Refresh: o.refresh,
-		Logger: clusterLogger(a),
+		Runtime: rt, Name: o.name, Host: host, Port: port, HealthPort: mo.healthPort, Seeds: o.seeds, Membership: ms,
+		Refresh: o.refresh, Logger: clusterLogger(a),
 	})
 	if err != nil {
 		return errors.Join(err, stopRuntime())
 	}
 	fmt.Fprintf(cmd.OutOrStdout(), "member %s (%s) joined cluster %s; membership on %s\n", m.Address(), node, o.name,
-		net.JoinHostPort(host, strconv.Itoa(mo.healthPort)))
+		o.membership.where(host, mo.healthPort))
 	<-ctx.Done()
 	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), shutdownTimeout)
 	defer cancel()
@@ -257,7 +384,7 @@ func runClusterMember(cmd *cobra.Command, a *app, o *clusterOptions, mo memberOp
 }
 
 func newClusterSubmitCmd(a *app, o *clusterOptions) *cobra.Command {
-	var turnID string
+	var turnID, natsURL string
 	var jsonOut bool
 	var timeout time.Duration
 	cmd := &cobra.Command{
@@ -283,11 +410,11 @@ submitting the same --turn-id again reports how that turn ended.`,
 			}
 			ctx, cancel := context.WithTimeout(cmd.Context(), timeout)
 			defer cancel()
-			m, err := o.joinClient(ctx, a)
+			m, leave, err := o.joinClient(ctx, a, natsURL)
 			if err != nil {
 				return err
 			}
-			defer func() { _ = m.Shutdown(context.WithoutCancel(ctx)) }()
+			defer leave()
 			reply, err := m.Submit(ctx, args[0], turnID, args[1])
 			if jsonOut && reply != nil {
 				if err := json.NewEncoder(cmd.OutOrStdout()).Encode(reply); err != nil {
@@ -303,6 +430,7 @@ submitting the same --turn-id again reports how that turn ended.`,
 	f.StringVar(&turnID, "turn-id", "", "the turn's id, which makes resubmitting it safe (default: a fresh one)")
 	f.BoolVar(&jsonOut, "json", false, "print the member's reply as JSON")
 	f.DurationVar(&timeout, "timeout", 10*time.Minute, "how long to wait for the turn's end")
+	f.StringVar(&natsURL, "nats", "", "with --membership nats: NATS servers of the membership bucket, comma-separated URLs")
 	return cmd
 }
 
@@ -312,7 +440,8 @@ func newClusterStatusCmd(a *app, o *clusterOptions) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "status",
 		Short: "Show the members, the sessions active on each, and the journal's stream leaders",
-		Long: `Show the members this process sees through the --seed endpoints, each with the
+		Long: `Show the members this process sees through the --seed endpoints (or the
+membership bucket with --membership nats), each with the
 sessions active on its runtime (those it hosts, and copies a move left
 behind until they are fenced or passivate), and, with --nats, the journal's
 streams with the NATS server that leads each and the others that hold it.
@@ -322,11 +451,11 @@ Nothing is created or activated.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
-			m, err := o.joinClient(ctx, a)
+			m, leave, err := o.joinClient(ctx, a, natsURL)
 			if err != nil {
 				return err
 			}
-			defer func() { _ = m.Shutdown(context.WithoutCancel(ctx)) }()
+			defer leave()
 			st := clusterStatus{}
 			if st.Members, err = m.Overview(ctx); err != nil {
 				return err
@@ -348,7 +477,7 @@ Nothing is created or activated.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&natsURL, "nats", "", "NATS servers of the journal, to show its stream leaders")
+	f.StringVar(&natsURL, "nats", "", "NATS servers of the journal, to show its stream leaders (and of the membership bucket with --membership nats)")
 	f.StringVar(&stream, "stream", jetstream.DefaultStream, "name prefix of the journal's streams")
 	f.BoolVar(&jsonOut, "json", false, "print one JSON object")
 	return cmd

@@ -40,10 +40,15 @@ type serveClusterOptions struct {
 	streams    int
 	name       string
 	refresh    time.Duration
+	membership membershipFlags
+	// nc is the connection of the journal, which the NATS membership
+	// uses too; set by useJournal.
+	nc *nats.Conn
 }
 
 // serveClusterFlags are the flags that only mean something with --cluster.
-var serveClusterFlags = []string{"member-addr", "health-port", "seed", "node", "streams", "cluster-name", "cluster-refresh"}
+var serveClusterFlags = []string{"member-addr", "health-port", "seed", "node", "streams", "cluster-name", "cluster-refresh",
+	"membership", "membership-bucket", "membership-ttl"}
 
 // addServeClusterFlags adds the cluster flags to serve.
 func addServeClusterFlags(cmd *cobra.Command, o *serveClusterOptions) {
@@ -55,7 +60,8 @@ func addServeClusterFlags(cmd *cobra.Command, o *serveClusterOptions) {
 	f.StringVar(&o.node, "node", "", "with --cluster: name of this member in the journal's activations (default: --member-addr)")
 	f.IntVar(&o.streams, "streams", 1, "with --cluster: streams the sessions are hashed over; the same on every member, fixed for the life of the journal")
 	f.StringVar(&o.name, "cluster-name", cluster.DefaultName, "with --cluster: name of the cluster; members of other clusters are ignored")
-	f.DurationVar(&o.refresh, "cluster-refresh", cluster.DefaultRefresh, "with --cluster: how often the members' membership endpoints are polled")
+	f.DurationVar(&o.refresh, "cluster-refresh", cluster.DefaultRefresh, "with --cluster: how often the members' membership endpoints are polled (with --membership nats: how often the member refreshes its key)")
+	o.membership.add(cmd, false, "with --cluster: ", "--cluster", "--cluster-refresh")
 }
 
 func (o *serveClusterOptions) enabled() bool { return o.natsURL != "" }
@@ -73,6 +79,15 @@ func (o *serveClusterOptions) check(cmd *cobra.Command) error {
 	if _, _, err := o.hostPort(); err != nil {
 		return err
 	}
+	if err := o.membership.check(o.seeds, o.natsURL, "--cluster"); err != nil {
+		return err
+	}
+	if o.membership.nats() {
+		if o.healthPort != 0 {
+			return &usageError{errors.New("--health-port is not used with --membership nats: the member keeps its key in the NATS bucket")}
+		}
+		return o.checkCommon()
+	}
 	if o.healthPort <= 0 || o.healthPort > 65535 {
 		return &usageError{fmt.Errorf("--health-port is required with --cluster: a port from 1 to 65535, got %d", o.healthPort)}
 	}
@@ -84,6 +99,11 @@ func (o *serveClusterOptions) check(cmd *cobra.Command) error {
 			return &usageError{fmt.Errorf("--seed %q: %w", s, err)}
 		}
 	}
+	return o.checkCommon()
+}
+
+// checkCommon refuses the flags of either membership that cannot work.
+func (o *serveClusterOptions) checkCommon() error {
 	if o.streams <= 0 {
 		return &usageError{fmt.Errorf("--streams must be positive, got %d", o.streams)}
 	}
@@ -133,6 +153,7 @@ func (o *serveClusterOptions) useJournal(ctx context.Context, a *app, rc *actors
 		return nil, fmt.Errorf("session memory on %s: %w", a.redactor.String(o.natsURL), err)
 	}
 	rc.DataDir, rc.Journal, rc.SessionMemory, rc.Node = "", j, sm, node
+	o.nc = nc
 	return nc.Close, nil
 }
 
@@ -156,9 +177,13 @@ func (o *serveClusterOptions) joinCluster(ctx context.Context, a *app, rt *actor
 		return nil, err
 	}
 	httpAddr := httpAddress(ln.Addr(), host)
+	ms, err := o.membership.config(o.nc)
+	if err != nil {
+		return nil, err
+	}
 	m, err := cluster.Start(ctx, cluster.Config{
-		Runtime: rt, Name: o.name, Host: host, Port: port, HealthPort: o.healthPort, Seeds: o.seeds, Refresh: o.refresh,
-		HTTPAddress: httpAddr, Logger: clusterLogger(a),
+		Runtime: rt, Name: o.name, Host: host, Port: port, HealthPort: o.healthPort, Seeds: o.seeds, Membership: ms,
+		Refresh: o.refresh, HTTPAddress: httpAddr, Logger: clusterLogger(a),
 	})
 	if err != nil {
 		return nil, err
@@ -179,7 +204,7 @@ func (o *serveClusterOptions) joinCluster(ctx context.Context, a *app, rt *actor
 		ErrorLog:          log.New(logger.With().Str("source", "net/http").Logger(), "", 0),
 	}
 	joined := fmt.Sprintf("member %s (%s) joined cluster %s; membership on %s; HTTP API announced as %s", m.Address(),
-		cmp.Or(o.node, o.memberAddr), o.name, net.JoinHostPort(host, strconv.Itoa(o.healthPort)), httpAddr)
+		cmp.Or(o.node, o.memberAddr), o.name, o.membership.where(host, o.healthPort), httpAddr)
 	return &clusterServer{member: m, hs: hs, max: cmp.Or(so.maxConnections, httpapi.DefaultMaxConnections), joined: joined}, nil
 }
 
