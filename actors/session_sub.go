@@ -244,16 +244,24 @@ func (a *sessionActor) startSub(req *spawnReq) {
 			return
 		}
 		tracker, root, pid := req.spec.budget, a.rt.system.Root, ls.ref.pid
-		root.Send(pid, &submitCmd{turnID: subTaskTurnID, msg: messages.UserText(req.task), task: true, parent: req.run.spanContext()})
+		// The budget's stop and wall-time timer are in place before the
+		// task reaches the sub-agent, so that no step of it runs unbounded.
 		tracker.setStop(func(err error) { root.Send(pid, &cancelCmd{reason: err.Error()}) })
+		spent := ""
 		if d := req.limit.MaxTime; d > 0 {
 			// The wall time counts from the first spawn, across restarts.
 			reason := fmt.Sprintf("budget of %s wall time exhausted", d)
 			if left := d - a.rt.clock.Now().Sub(spawned); left > 0 {
 				ls.wall = a.rt.clock.AfterFunc(left, func() { tracker.exceed(reason) })
 			} else {
-				tracker.exceed(reason)
+				spent = reason
 			}
+		}
+		root.Send(pid, &submitCmd{turnID: subTaskTurnID, msg: messages.UserText(req.task), task: true, parent: req.run.spanContext()})
+		if spent != "" {
+			// Spent already (a restart after the deadline): the cancel
+			// follows the task it stops.
+			tracker.exceed(spent)
 		}
 		if ls.cancel != "" {
 			root.Send(pid, &cancelCmd{reason: ls.cancel})

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -160,6 +161,13 @@ func (c *manualClock) AfterFunc(d time.Duration, f func()) func() bool {
 	return func() bool { return true }
 }
 
+// has reports whether a timer is armed for d.
+func (c *manualClock) has(d time.Duration) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.timers[d]) > 0
+}
+
 // fire runs the timers armed for d.
 func (c *manualClock) fire(d time.Duration) {
 	c.mu.Lock()
@@ -179,12 +187,16 @@ func TestSpawnAgent_WallTimeBudget(t *testing.T) {
 		{Match: scripted.Match{Tool: actors.SpawnAgentToolName}, Reply: scripted.Reply{Text: "too slow"}},
 	}}
 	entered := make(chan struct{}, 1)
+	clock := newManualClock()
+	var armedFirst atomic.Bool
 	hold := &funcTool{name: "hold", perm: toolsys.PermReadOnly, fn: func(ctx context.Context, _ json.RawMessage) (toolsys.Result, error) {
+		// The wall-time budget bounds every step of the task, this one
+		// included: its timer is armed before the task starts.
+		armedFirst.Store(clock.has(2 * time.Second))
 		entered <- struct{}{}
 		<-ctx.Done()
 		return toolsys.Result{}, ctx.Err()
 	}}
-	clock := newManualClock()
 	f := newFixture(t, script, []toolsys.Tool{hold}, func(c *actors.Config) {
 		c.SubAgents = actors.SubAgents{Enabled: true}
 		c.Clock = clock
@@ -201,6 +213,9 @@ func TestSpawnAgent_WallTimeBudget(t *testing.T) {
 	case <-entered:
 	case <-t.Context().Done():
 		t.Fatal("the sub-agent never called hold")
+	}
+	if !armedFirst.Load() {
+		t.Fatal("the sub-agent's task ran before its wall-time budget was armed")
 	}
 	clock.fire(2 * time.Second)
 	res := <-done
