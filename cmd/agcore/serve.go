@@ -80,6 +80,11 @@ POST /v1/sessions/{id}/approvals/{call_id} {"allow": true} lets it run. The
 mode is --permission-mode, else permissions.mode of the configuration
 file, else ask (tools that only read run; the others wait).
 
+MCP authorization. An MCP server behind OAuth with no stored token is
+listed by GET /v1/mcp/authorizations and on the console's sessions page,
+with its authorization URL. The browser comes back to a listener on
+127.0.0.1 of this machine: open the URL here, or forward that port.
+
 Schedules. serve fires the cron schedules of the data directory (agcore
 schedule add, the /v1/schedules routes, or the agents' schedule tools with
 schedules.tools) at their fire times, each fire journaled before its run
