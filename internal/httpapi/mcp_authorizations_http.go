@@ -29,8 +29,8 @@ type PendingMCPAuthorization struct {
 	RedirectURL string `json:"redirect_url"`
 	// Started is when the authorization began.
 	Started time.Time `json:"started"`
-	// Expires is when the listener stops waiting; the server then tries
-	// again later with a new URL.
+	// Expires is when the listener stops waiting; the connection attempt
+	// then fails and is retried, with a new URL, within its retry limit.
 	Expires time.Time `json:"expires,omitzero"`
 }
 

@@ -92,7 +92,7 @@ func goComments() map[string]string {
 		"github.com/agcore/agcore/internal/httpapi.PendingElicitation.Session":          "Session is the session the question belongs to; absent for a question of no single session (see Candidates).",
 		"github.com/agcore/agcore/internal/httpapi.PendingElicitation.Turn":             "Turn is the session's turn during which it was asked.",
 		"github.com/agcore/agcore/internal/httpapi.PendingMCPAuthorization":             "PendingMCPAuthorization is an MCP server that waits for a user to authorize agcore in a browser.",
-		"github.com/agcore/agcore/internal/httpapi.PendingMCPAuthorization.Expires":     "Expires is when the listener stops waiting; the server then tries again later with a new URL.",
+		"github.com/agcore/agcore/internal/httpapi.PendingMCPAuthorization.Expires":     "Expires is when the listener stops waiting; the connection attempt then fails and is retried, with a new URL, within its retry limit.",
 		"github.com/agcore/agcore/internal/httpapi.PendingMCPAuthorization.RedirectURL": "RedirectURL is where the authorization server sends the browser back: a listener on the loopback interface of the serving machine, so the browser must run there (or reach that port through a forwarded port).",
 		"github.com/agcore/agcore/internal/httpapi.PendingMCPAuthorization.Server":      "Server is the MCP server's configured name.",
 		"github.com/agcore/agcore/internal/httpapi.PendingMCPAuthorization.Started":     "Started is when the authorization began.",
