@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"os"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"github.com/agcore/agcore/internal/httpapi"
+	"github.com/agcore/agcore/toolsys/mcp"
 )
 
 // saasEchoScript calls the echo tool of the MCP server saas, then answers.
@@ -128,6 +130,65 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 		case <-tick.C:
 		case <-t.Context().Done():
 			t.Fatalf("never: %s", what)
+		}
+	}
+}
+
+// TestReadyOrPending stops waiting for a server as soon as its
+// authorization is pending, not for another server's, and the warning
+// says where to authorize it.
+func TestReadyOrPending(t *testing.T) {
+	pa := &mcp.PendingAuthorizer{}
+	blocked := func(ctx context.Context) error { <-ctx.Done(); return ctx.Err() }
+	done := make(chan error, 1)
+	go func() { done <- readyOrPending(t.Context(), blocked, pa, "saas") }()
+
+	other, err := pa.RedirectURL(t.Context(), "other")
+	if err != nil {
+		t.Fatal(err)
+	}
+	octx, ocancel := context.WithCancel(t.Context())
+	defer ocancel()
+	go func() {
+		_, _ = pa.Authorize(octx, mcp.AuthorizationRequest{Server: "other", URL: "https://as.example/a?state=o", RedirectURL: other})
+	}()
+	waitChanged(t, pa, 1)
+	select {
+	case err := <-done:
+		t.Fatalf("stopped waiting on another server's authorization: %v", err)
+	default:
+	}
+
+	redirect, err := pa.RedirectURL(t.Context(), "saas")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sctx, scancel := context.WithCancel(t.Context())
+	defer scancel()
+	go func() {
+		_, _ = pa.Authorize(sctx, mcp.AuthorizationRequest{Server: "saas", URL: "https://as.example/a?state=s", RedirectURL: redirect})
+	}()
+	if err := <-done; !errors.Is(err, errAwaitingAuthorization) {
+		t.Fatalf("readyOrPending = %v, want errAwaitingAuthorization", err)
+	}
+	msg := (&mcpStartError{Server: "saas", Timeout: time.Second, Err: errAwaitingAuthorization}).Error()
+	if !strings.Contains(msg, "mcp server saas waits for a user to authorize agcore") || !strings.Contains(msg, "GET /v1/mcp/authorizations") {
+		t.Errorf("warning %q does not say where to authorize", msg)
+	}
+}
+
+// waitChanged waits until pa lists n authorizations.
+func waitChanged(t *testing.T, pa *mcp.PendingAuthorizer, n int) {
+	t.Helper()
+	for {
+		changed := pa.Changed()
+		if len(pa.Pending()) == n {
+			return
+		}
+		select {
+		case <-changed:
+		case <-t.Context().Done():
+			t.Fatalf("never %d pending: %+v", n, pa.Pending())
 		}
 	}
 }
