@@ -29,6 +29,9 @@ type mcpStartError struct {
 }
 
 func (e *mcpStartError) Error() string {
+	if errors.Is(e.Err, errAwaitingAuthorization) {
+		return fmt.Sprintf("mcp server %s %v", e.Server, e.Err)
+	}
 	return fmt.Sprintf("mcp server %s is not ready after %v: %v", e.Server, e.Timeout, e.Err)
 }
 

@@ -19,6 +19,7 @@ import (
 	"github.com/agcore/agcore/providers/scripted"
 	"github.com/agcore/agcore/redact"
 	"github.com/agcore/agcore/toolsys"
+	"github.com/agcore/agcore/toolsys/mcp"
 )
 
 // The server's defaults.
@@ -78,6 +79,11 @@ event and in GET /v1/sessions/{id}/approvals, and
 POST /v1/sessions/{id}/approvals/{call_id} {"allow": true} lets it run. The
 mode is --permission-mode, else permissions.mode of the configuration
 file, else ask (tools that only read run; the others wait).
+
+MCP authorization. An MCP server behind OAuth with no stored token is
+listed by GET /v1/mcp/authorizations and on the console's sessions page,
+with its authorization URL. The browser comes back to a listener on
+127.0.0.1 of this machine: open the URL here, or forward that port.
 
 Schedules. serve fires the cron schedules of the data directory (agcore
 schedule add, the /v1/schedules routes, or the agents' schedule tools with
@@ -397,8 +403,12 @@ func runServe(cmd *cobra.Command, a *app, o serveOptions) (err error) {
 		cfg.Workspace = root
 	}
 
+	// An MCP server behind OAuth with no stored token waits for a user:
+	// GET /v1/mcp/authorizations and the console list its URL.
+	authz := &mcp.PendingAuthorizer{Logger: component(base, "mcp-oauth")}
 	built, err := config.Build(ctx, cfg, config.BuildOptions{Getenv: a.getenv, Logger: component(base, "runtime"), Redactor: a.redactor,
-		Scheduler: !o.cluster.enabled()}) // every member would fire each schedule
+		Scheduler:     !o.cluster.enabled(), // every member would fire each schedule
+		MCPAuthorizer: authz})
 
 	if err != nil {
 		return err
@@ -406,6 +416,7 @@ func runServe(cmd *cobra.Command, a *app, o serveOptions) (err error) {
 	defer func() { err = errors.Join(err, built.Close()) }()
 	rc := built.Runtime
 	rc.Approver = actors.ManualApprover()
+	allowAuthorizationTime(rc.MCPServers, authz)
 	tel, err := a.setupOTel(ctx, true)
 	if err != nil {
 		return err
@@ -425,7 +436,7 @@ func runServe(cmd *cobra.Command, a *app, o serveOptions) (err error) {
 	if err != nil {
 		return err
 	}
-	if err := waitRuntimeMCP(ctx, rt, cfg, cmd.ErrOrStderr()); err != nil {
+	if err := waitServeMCP(ctx, rt, cfg, authz, cmd.ErrOrStderr()); err != nil {
 		return errors.Join(err, rt.Shutdown(context.WithoutCancel(ctx)))
 	}
 	if !o.cluster.enabled() { // a member's journal is on NATS: nothing to back up here
@@ -440,7 +451,7 @@ func runServe(cmd *cobra.Command, a *app, o serveOptions) (err error) {
 		Token: o.token, MaxBodyBytes: o.maxBody, Logger: base,
 		CORSOrigins: o.corsOrigins, AllowedHosts: o.allowedHosts,
 		ReadHeaderTimeout: o.readHeaderTimeout, BodyTimeout: o.bodyTimeout, IdleTimeout: o.idleTimeout,
-		MaxConnections: o.maxConnections,
+		MaxConnections: o.maxConnections, MCPAuthorizations: authz,
 	})
 	if err != nil {
 		_ = rt.Shutdown(context.WithoutCancel(ctx))

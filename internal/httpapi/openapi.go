@@ -27,6 +27,8 @@ const (
 	tagSchedules  = "schedules"
 	// tagElicitations groups the MCP servers' questions.
 	tagElicitations = "elicitations"
+	// tagMCP groups the MCP servers' authorizations.
+	tagMCP = "mcp"
 )
 
 // The names of the document's components.
@@ -161,6 +163,7 @@ func buildOpenAPI(comment func(t reflect.Type, field string) string) (*openAPIDo
 			{tagOperations, "Health probes, metrics and this document."},
 			{tagSchedules, "Cron schedules that run a prompt in a session at their fire times."},
 			{tagElicitations, "Questions MCP servers ask the user during a tool call (elicitation)."},
+			{tagMCP, "MCP servers that wait for a user to authorize agcore (OAuth)."},
 		},
 		Security: []map[string][]string{{securityScheme: {}}},
 		Paths:    map[string]map[string]*openAPIOp{},

@@ -504,8 +504,11 @@ func TestOpenAPI_ResponsesMatchSchemas(t *testing.T) {
 	d := loadOpenAPI(t)
 	schedules := newSchedules(t)
 	ask := newAsker(t)
-	e := newEnv(t, envOptions{script: exploreScript(), token: "s3cret", maxBody: 4096, config: withSchedules(schedules),
-		mcp: []mcpConfig{ask.config()}})
+	e := newEnv(t, envOptions{script: exploreScript(), token: "s3cret", maxBody: 4096, config: func(c *httpapi.Config) {
+		withSchedules(schedules)(c)
+		withAuthorizations(fakeAuthorizations{{Server: "github", URL: "https://as.example/authorize?state=x",
+			RedirectURL: "http://127.0.0.1:43123/callback"}})(c)
+	}, mcp: []mcpConfig{ask.config()}})
 	c := &conformance{t: t, d: d, e: e, covered: map[string]bool{}}
 	const (
 		create   = "POST /v1/sessions"
@@ -556,6 +559,7 @@ func TestOpenAPI_ResponsesMatchSchemas(t *testing.T) {
 	c.check("GET /v1/usage", 200, "GET", "/v1/usage", "")
 	c.check("GET /v1/usage/history", 200, "GET", "/v1/usage/history?bucket=1d", "")
 	c.check("GET /v1/tools", 200, "GET", "/v1/tools", "")
+	c.check("GET /v1/mcp/authorizations", 200, "GET", "/v1/mcp/authorizations", "")
 	c.check("GET /metrics", 200, "GET", "/metrics", "")
 
 	// A streamed turn waits for approval; the session and its approvals

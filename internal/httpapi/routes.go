@@ -156,6 +156,15 @@ func routeTable() []route {
 					[]string{CodeElicitationNotFound}},
 			},
 		}},
+		{http.MethodGet, "/v1/mcp/authorizations", (*Server).handleListMCPAuthorizations, operation{
+			id: "listMCPAuthorizations", tag: tagMCP,
+			summary: "MCP servers waiting for authorization",
+			description: "The OAuth authorizations of MCP servers that wait for a user: open each URL in a browser " +
+				"on the serving machine (the authorization server sends the browser back to a listener on its " +
+				"127.0.0.1, or to a port forwarded to it). An entry disappears once the browser came back, " +
+				"the authorization failed, or its wait expired; the server's tools are then listed.",
+			replies: []reply{{status: http.StatusOK, description: "The pending authorizations.", json: MCPAuthorizationList{}}},
+		}},
 		{http.MethodPost, "/v1/sessions", (*Server).handleCreate, operation{
 			id: "createSession", tag: tagSessions,
 			summary: "Create a session",

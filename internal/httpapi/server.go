@@ -116,6 +116,10 @@ type Config struct {
 	// that an unknown agent is refused before the session exists. Empty
 	// means the runtime's profiles (actors.Runtime.Agents).
 	Agents []string
+	// MCPAuthorizations lists the MCP servers waiting for a user to
+	// authorize agcore (GET /v1/mcp/authorizations and the console's
+	// banner). Nil means none is ever listed.
+	MCPAuthorizations AuthorizationLister
 
 	// Token, when not empty, is the bearer token every request except
 	// /healthz and /readyz must carry (Authorization: Bearer <token>).

@@ -48,7 +48,9 @@
 // flow with PKCE and the server's URL as the resource indicator, on the
 // go-sdk's auth package. The interactive step is an Authorizer:
 // LoopbackAuthorizer prints the URL and receives the redirect on
-// 127.0.0.1; a program can supply its own. Tokens are kept per server by a
+// 127.0.0.1; PendingAuthorizer does the same for a server process and
+// lists the authorizations waiting for a user (Pending, Changed), for an
+// API or a console to show; a program can supply its own. Tokens are kept per server by a
 // TokenStore (FileTokenStore: 0600 files) and refreshed as they expire; a
 // 403 with insufficient_scope authorizes again with the scopes granted
 // before and those asked for. Without an Authorizer, a server that needs a

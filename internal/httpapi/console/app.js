@@ -198,9 +198,47 @@ function loginPage(message) {
 
 // ---- sessions ----
 
+// webURL returns u when it is an http or https URL, else null: only those
+// become links.
+function webURL(u) {
+  try {
+    const p = new URL(u);
+    return p.protocol === "https:" || p.protocol === "http:" ? p.href : null;
+  } catch { return null; }
+}
+
+// authorizationsBanner shows the MCP servers that wait for a user to
+// authorize agcore, each with its authorization URL, refreshed every two
+// seconds while the page is open. It returns the banner and a stop
+// function.
+function authorizationsBanner() {
+  const banner = el("section", { class: "approvals", id: "mcp-authorizations", "aria-label": "MCP servers waiting for authorization", "aria-live": "polite", hidden: true });
+  let last = "";
+  const draw = (list) => {
+    const key = JSON.stringify(list.authorizations);
+    if (key === last) return; // unchanged: keep the focus where it is
+    last = key;
+    banner.hidden = list.authorizations.length === 0;
+    banner.replaceChildren(el("h2", { text: "MCP authorization needed" }), ...list.authorizations.map((a) => {
+      const href = webURL(a.url);
+      return el("div", { class: "authorization", "data-server": a.server },
+        el("p", { text: `MCP server ${a.server} needs authorization.` }),
+        href ? el("a", { href, target: "_blank", rel: "noopener noreferrer", text: a.url }) : el("code", { text: a.url }),
+        el("p", { class: "meta", text: `Open it in a browser on the server's machine: the authorization comes back to ${a.redirect_url}` +
+          (a.expires ? `, which waits until ${fmtTime(a.expires)}.` : ".") }));
+    }));
+  };
+  const refresh = () => api("GET", "/v1/mcp/authorizations").then(draw).catch(() => {});
+  refresh();
+  const timer = setInterval(refresh, 2000);
+  return [banner, () => clearInterval(timer)];
+}
+
 async function sessionsPage() {
   setNav("sessions");
   const list = await api("GET", "/v1/sessions?limit=1000");
+  const [authorizations, stopAuthorizations] = authorizationsBanner();
+  leave = stopAuthorizations;
   const search = el("input", { id: "filter", type: "search", placeholder: "session id or agent" });
   const which = el("select", { id: "which" },
     el("option", { value: "all", text: "All" }), el("option", { value: "active", text: "Active" }), el("option", { value: "inactive", text: "Inactive" }));
@@ -241,6 +279,7 @@ async function sessionsPage() {
   } });
   show("Sessions",
     el("h1", { text: "Sessions" }),
+    authorizations,
     el("div", { class: "row" },
       el("div", {}, el("label", { for: "filter", text: "Search" }), search),
       el("div", {}, el("label", { for: "which", text: "Show" }), which),
