@@ -69,16 +69,4 @@ func (e Envelope) encodeErr(err error) error {
 }
 
 // appendJSONString appends s as a JSON string, as encoding/json writes it.
-// Journal types are plain ASCII words and are copied as they are; any
-// other string goes through encoding/json.
-func appendJSONString(dst []byte, s string) []byte {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-' || c == '.') {
-			b, _ := json.Marshal(s) // a string always encodes
-			return append(dst, b...)
-		}
-	}
-	dst = append(dst, '"')
-	dst = append(dst, s...)
-	return append(dst, '"')
-}
+func appendJSONString(dst []byte, s string) []byte { return AppendJSONString(dst, s) }

@@ -83,7 +83,7 @@ func appendActivated(b []byte, e Activated) []byte {
 	b = strconv.AppendUint(b, e.Activation, 10)
 	if e.Node != "" {
 		b = append(b, `,"node":`...)
-		b = appendString(b, e.Node)
+		b = AppendJSONString(b, e.Node)
 	}
 	return append(b, '}')
 }
@@ -92,7 +92,7 @@ func appendUserMessage(b []byte, e UserMessage) ([]byte, bool) {
 	b = append(b, '{')
 	if e.TurnID != "" {
 		b = append(b, `"turn_id":`...)
-		b = appendString(b, e.TurnID)
+		b = AppendJSONString(b, e.TurnID)
 		b = append(b, ',')
 	}
 	b = append(b, `"turn":`...)
@@ -101,11 +101,11 @@ func appendUserMessage(b []byte, e UserMessage) ([]byte, bool) {
 	b, ok := appendMessage(b, e.Message)
 	if e.TraceID != "" {
 		b = append(b, `,"trace_id":`...)
-		b = appendString(b, e.TraceID)
+		b = AppendJSONString(b, e.TraceID)
 	}
 	if e.SpanID != "" {
 		b = append(b, `,"span_id":`...)
-		b = appendString(b, e.SpanID)
+		b = AppendJSONString(b, e.SpanID)
 	}
 	return append(b, '}'), ok
 }
@@ -120,11 +120,11 @@ func appendAssistantMessage(b []byte, e AssistantMessage) ([]byte, bool) {
 	}
 	if e.FinishReason != "" {
 		b = append(b, `,"finish_reason":`...)
-		b = appendString(b, string(e.FinishReason))
+		b = AppendJSONString(b, string(e.FinishReason))
 	}
 	if e.Model != "" {
 		b = append(b, `,"model":`...)
-		b = appendString(b, e.Model)
+		b = AppendJSONString(b, e.Model)
 	}
 	b = append(b, `,"usage":`...)
 	b = appendUsage(b, e.Usage)
@@ -141,11 +141,11 @@ func appendToolCallStarted(b []byte, e ToolCallStarted) []byte {
 	b = append(b, `{"turn":`...)
 	b = strconv.AppendInt(b, int64(e.Turn), 10)
 	b = append(b, `,"call_id":`...)
-	b = appendString(b, e.CallID)
+	b = AppendJSONString(b, e.CallID)
 	b = append(b, `,"name":`...)
-	b = appendString(b, e.Name)
+	b = AppendJSONString(b, e.Name)
 	b = append(b, `,"arguments":`...)
-	b = appendString(b, e.Arguments)
+	b = AppendJSONString(b, e.Arguments)
 	return append(b, '}')
 }
 
@@ -156,11 +156,11 @@ func appendToolResult(b []byte, e ToolResult) ([]byte, bool) {
 	b = append(b, `{"turn":`...)
 	b = strconv.AppendInt(b, int64(e.Turn), 10)
 	b = append(b, `,"call_id":`...)
-	b = appendString(b, e.CallID)
+	b = AppendJSONString(b, e.CallID)
 	b = append(b, `,"name":`...)
-	b = appendString(b, e.Name)
+	b = AppendJSONString(b, e.Name)
 	b = append(b, `,"content":`...)
-	b = appendString(b, e.Content)
+	b = AppendJSONString(b, e.Content)
 	if e.IsError {
 		b = append(b, `,"is_error":true`...)
 	}
@@ -176,17 +176,17 @@ func appendTurnCompleted(b []byte, e TurnCompleted) ([]byte, bool) {
 	b = strconv.AppendInt(b, int64(e.Turn), 10)
 	if e.TurnID != "" {
 		b = append(b, `,"turn_id":`...)
-		b = appendString(b, e.TurnID)
+		b = AppendJSONString(b, e.TurnID)
 	}
 	b = append(b, `,"outcome":`...)
-	b = appendString(b, string(e.Outcome))
+	b = AppendJSONString(b, string(e.Outcome))
 	if e.FinishReason != "" {
 		b = append(b, `,"finish_reason":`...)
-		b = appendString(b, string(e.FinishReason))
+		b = AppendJSONString(b, string(e.FinishReason))
 	}
 	if e.Reason != "" {
 		b = append(b, `,"reason":`...)
-		b = appendString(b, e.Reason)
+		b = AppendJSONString(b, e.Reason)
 	}
 	b = append(b, `,"usage":`...)
 	b = appendUsage(b, e.Usage)
@@ -207,19 +207,19 @@ func appendTurnCompleted(b []byte, e TurnCompleted) ([]byte, bool) {
 // any other content.
 func appendMessage(b []byte, m Message) ([]byte, bool) {
 	b = append(b, `{"role":`...)
-	b = appendString(b, string(m.Role))
+	b = AppendJSONString(b, string(m.Role))
 	b = append(b, `,"content":`...)
 	switch {
 	case len(m.Content) == 0:
 		b = append(b, "null"...)
 	case len(m.Content) == 1 && m.Content[0].Type == PartText:
-		b = appendString(b, m.Content[0].Text)
+		b = AppendJSONString(b, m.Content[0].Text)
 	default:
 		return b, false
 	}
 	if m.Name != "" {
 		b = append(b, `,"name":`...)
-		b = appendString(b, m.Name)
+		b = AppendJSONString(b, m.Name)
 	}
 	if len(m.ToolCalls) > 0 {
 		b = append(b, `,"tool_calls":[`...)
@@ -228,22 +228,22 @@ func appendMessage(b []byte, m Message) ([]byte, bool) {
 				b = append(b, ',')
 			}
 			b = append(b, `{"id":`...)
-			b = appendString(b, c.ID)
+			b = AppendJSONString(b, c.ID)
 			b = append(b, `,"name":`...)
-			b = appendString(b, c.Name)
+			b = AppendJSONString(b, c.Name)
 			b = append(b, `,"arguments":`...)
-			b = appendString(b, c.Arguments)
+			b = AppendJSONString(b, c.Arguments)
 			b = append(b, '}')
 		}
 		b = append(b, ']')
 	}
 	if m.ToolCallID != "" {
 		b = append(b, `,"tool_call_id":`...)
-		b = appendString(b, m.ToolCallID)
+		b = AppendJSONString(b, m.ToolCallID)
 	}
 	if m.Refusal != "" {
 		b = append(b, `,"refusal":`...)
-		b = appendString(b, m.Refusal)
+		b = AppendJSONString(b, m.Refusal)
 	}
 	return append(b, '}'), true
 }
@@ -289,11 +289,11 @@ func appendFloat(b []byte, f float64) ([]byte, bool) {
 
 const hexDigits = "0123456789abcdef"
 
-// appendString writes s as a JSON string as encoding/json writes it (with
-// its HTML escaping): '"' and '\\' escaped, the short escapes of \b, \f,
+// AppendJSONString appends s to b as a JSON string, byte for byte as
+// encoding/json writes it (with its HTML escaping): '"' and '\\' escaped, the short escapes of \b, \f,
 // \n, \r and \t, \u00XX for the other control characters and for <, >
 // and &, \ufffd for each byte of invalid UTF-8, and \u2028 and \u2029.
-func appendString(b []byte, s string) []byte {
+func AppendJSONString(b []byte, s string) []byte {
 	b = append(b, '"')
 	start := 0
 	for i := 0; i < len(s); {

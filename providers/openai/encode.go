@@ -8,7 +8,6 @@ import (
 	"math"
 	"slices"
 	"strconv"
-	"unicode/utf8"
 
 	oai "github.com/sashabaranov/go-openai"
 
@@ -51,7 +50,7 @@ func appendRequest(dst []byte, req messages.Request, model string, stream bool) 
 	}
 
 	b := append(dst, `{"model":`...)
-	b = appendString(b, model)
+	b = messages.AppendJSONString(b, model)
 	b = append(b, `,"messages":[`...)
 	for i := range req.Messages {
 		if i > 0 {
@@ -89,7 +88,7 @@ func appendRequest(dst []byte, req messages.Request, model string, stream bool) 
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = appendString(b, s)
+			b = messages.AppendJSONString(b, s)
 		}
 		b = append(b, ']')
 	}
@@ -105,7 +104,7 @@ func appendRequest(dst []byte, req messages.Request, model string, stream bool) 
 	}
 	if req.User != "" {
 		b = append(b, `,"user":`...)
-		b = appendString(b, req.User)
+		b = messages.AppendJSONString(b, req.User)
 	}
 	if len(req.Tools) > 0 {
 		b = append(b, `,"tools":[`...)
@@ -123,10 +122,10 @@ func appendRequest(dst []byte, req messages.Request, model string, stream bool) 
 			b = append(b, `,"tool_choice":`...)
 			if tc.Mode == messages.ToolChoiceFunction {
 				b = append(b, `{"type":"function","function":{"name":`...)
-				b = appendString(b, tc.Name)
+				b = messages.AppendJSONString(b, tc.Name)
 				b = append(b, `}}`...)
 			} else {
-				b = appendString(b, string(tc.Mode))
+				b = messages.AppendJSONString(b, string(tc.Mode))
 			}
 		}
 	}
@@ -138,7 +137,7 @@ func appendRequest(dst []byte, req messages.Request, model string, stream bool) 
 	}
 	if req.ReasoningEffort != "" {
 		b = append(b, `,"reasoning_effort":`...)
-		b = appendString(b, req.ReasoningEffort)
+		b = messages.AppendJSONString(b, req.ReasoningEffort)
 	}
 	if len(req.Metadata) > 0 {
 		b = append(b, `,"metadata":{`...)
@@ -146,8 +145,8 @@ func appendRequest(dst []byte, req messages.Request, model string, stream bool) 
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = append(appendString(b, k), ':')
-			b = appendString(b, req.Metadata[k])
+			b = append(messages.AppendJSONString(b, k), ':')
+			b = messages.AppendJSONString(b, req.Metadata[k])
 		}
 		b = append(b, '}')
 	}
@@ -258,11 +257,11 @@ func nonZero(f float64) float32 {
 // as an array of parts otherwise (checkRequest has vetted the parts).
 func appendMessage(b []byte, m *messages.Message) []byte {
 	b = append(b, `{"role":`...)
-	b = appendString(b, string(m.Role))
+	b = messages.AppendJSONString(b, string(m.Role))
 	if len(m.Content) == 1 && m.Content[0].Type == messages.PartText {
 		if m.Content[0].Text != "" {
 			b = append(b, `,"content":`...)
-			b = appendString(b, m.Content[0].Text)
+			b = messages.AppendJSONString(b, m.Content[0].Text)
 		}
 		b = appendOptional(b, `,"refusal":`, m.Refusal)
 	} else {
@@ -289,20 +288,20 @@ func appendMessage(b []byte, m *messages.Message) []byte {
 			b = append(b, '{')
 			if c.ID != "" {
 				b = append(b, `"id":`...)
-				b = appendString(b, c.ID)
+				b = messages.AppendJSONString(b, c.ID)
 				b = append(b, ',')
 			}
 			b = append(b, `"type":"function","function":{`...)
 			sep := ""
 			if c.Name != "" {
 				b = append(b, `"name":`...)
-				b = appendString(b, c.Name)
+				b = messages.AppendJSONString(b, c.Name)
 				sep = ","
 			}
 			if c.Arguments != "" {
 				b = append(b, sep...)
 				b = append(b, `"arguments":`...)
-				b = appendString(b, c.Arguments)
+				b = messages.AppendJSONString(b, c.Arguments)
 			}
 			b = append(b, `}}`...)
 		}
@@ -323,13 +322,13 @@ func appendPart(b []byte, p *messages.Part) []byte {
 	sep := ""
 	if p.ImageURL.URL != "" {
 		b = append(b, `"url":`...)
-		b = appendString(b, p.ImageURL.URL)
+		b = messages.AppendJSONString(b, p.ImageURL.URL)
 		sep = ","
 	}
 	if p.ImageURL.Detail != "" {
 		b = append(b, sep...)
 		b = append(b, `"detail":`...)
-		b = appendString(b, string(p.ImageURL.Detail))
+		b = messages.AppendJSONString(b, string(p.ImageURL.Detail))
 	}
 	return append(b, `}}`...)
 }
@@ -338,7 +337,7 @@ func appendPart(b []byte, p *messages.Part) []byte {
 // map, so its members are in sorted order.
 func appendTool(b []byte, t *messages.ToolDefinition) ([]byte, error) {
 	b = append(b, `{"function":{"name":`...)
-	b = appendString(b, t.Name)
+	b = messages.AppendJSONString(b, t.Name)
 	b = appendOptional(b, `,"description":`, t.Description)
 	if t.Strict {
 		b = append(b, `,"strict":true`...)
@@ -369,7 +368,7 @@ func appendResponseFormat(b []byte, rf *messages.ResponseFormat) ([]byte, error)
 		name = defaultSchemaName
 	}
 	b = append(b, `{"type":"json_schema","json_schema":{"name":`...)
-	b = appendString(b, name)
+	b = messages.AppendJSONString(b, name)
 	b = append(b, `,"schema":`...)
 	if len(rf.Schema) == 0 {
 		b = append(b, "null"...)
@@ -389,7 +388,7 @@ func appendOptional(b []byte, key, s string) []byte {
 	if s == "" {
 		return b
 	}
-	return appendString(append(b, key...), s)
+	return messages.AppendJSONString(append(b, key...), s)
 }
 
 // errNotFinite reports a number JSON cannot hold.
@@ -414,6 +413,9 @@ func appendFloat32(b []byte, f float32) ([]byte, error) {
 	}
 	return b, nil
 }
+
+// hexDigits are the digits of the \u escapes appendRaw writes.
+const hexDigits = "0123456789abcdef"
 
 // errInvalidJSON reports a schema that is not JSON.
 var errInvalidJSON = errors.New("not valid JSON")
@@ -457,59 +459,4 @@ func appendRaw(b, raw []byte) ([]byte, error) {
 		}
 	}
 	return append(b, raw[start:]...), nil
-}
-
-const hexDigits = "0123456789abcdef"
-
-// appendString appends s as a JSON string as encoding/json writes it (with
-// its HTML escaping): '"' and '\\' escaped, the short escapes of \b, \f,
-// \n, \r and \t, \u00XX for the other control characters and for <, >
-// and &, \ufffd for each byte of invalid UTF-8, and \u2028 and \u2029.
-func appendString(b []byte, s string) []byte {
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		if c := s[i]; c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
-				i++
-				continue
-			}
-			b = append(b, s[start:i]...)
-			switch c {
-			case '\\', '"':
-				b = append(b, '\\', c)
-			case '\b':
-				b = append(b, '\\', 'b')
-			case '\f':
-				b = append(b, '\\', 'f')
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			b = append(b, s[start:i]...)
-			b = append(b, `\ufffd`...)
-		case r == '\u2028' || r == '\u2029':
-			b = append(b, s[start:i]...)
-			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xF])
-		default:
-			i += size
-			continue
-		}
-		i += size
-		start = i
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
 }
