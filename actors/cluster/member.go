@@ -302,12 +302,7 @@ func (m *Member) Address() string { return m.addr }
 
 // Members returns the remote addresses of the members this one sees, sorted.
 func (m *Member) Members() []string {
-	var out []string
-	for _, mb := range m.cl.MemberList.Members().Members() {
-		out = append(out, mb.Address())
-	}
-	slices.Sort(out)
-	return out
+	return m.view.list()
 }
 
 // Shutdown leaves the cluster: the grains stop (their sessions stay on

@@ -6,6 +6,7 @@ package cluster
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -38,36 +39,47 @@ func (m *Member) watchTopology(system *actor.ActorSystem) *eventSub {
 			return out
 		}
 		m.owners.setTopology(t)
-		m.view.set(len(t.Members))
+		m.view.set(addrs(t.Members))
 		m.logger.Info().Int("members", len(t.Members)).Strs("joined", addrs(t.Joined)).Strs("left", addrs(t.Left)).
 			Msg("cluster: topology")
 	})
 	return &eventSub{es: system.EventStream, sub: sub}
 }
 
-// view is the number of members a member sees, and a channel closed at
-// its next change.
+// view is the members a member sees (their addresses, sorted), as the
+// topology events told it, and a channel closed at its next change. It is
+// read instead of protoactor's MemberList, whose accessors race with its
+// updates.
 type view struct {
 	mu      sync.Mutex
-	members int
+	members []string
 	changed chan struct{}
 }
 
 func newView() *view { return &view{changed: make(chan struct{})} }
 
-func (v *view) set(n int) {
+func (v *view) set(addrs []string) {
+	addrs = slices.Clone(addrs)
+	slices.Sort(addrs)
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	v.members = n
+	v.members = addrs
 	close(v.changed)
 	v.changed = make(chan struct{})
+}
+
+// list returns a copy of the members' addresses.
+func (v *view) list() []string {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	return slices.Clone(v.members)
 }
 
 // WaitMembers waits until the member sees at least n members, or ctx ends.
 func (m *Member) WaitMembers(ctx context.Context, n int) error {
 	for {
 		m.view.mu.Lock()
-		got, changed := m.view.members, m.view.changed
+		got, changed := len(m.view.members), m.view.changed
 		m.view.mu.Unlock()
 		if got >= n {
 			return nil
