@@ -65,8 +65,10 @@ func TestConsole_ActorTree(t *testing.T) {
 		chromedp.Text(`li[data-session="s2"]`, &s2, chromedp.ByQuery),
 		chromedp.Text(`#services`, &services, chromedp.ByID),
 	)
-	if !strings.Contains(s1, "running") || !strings.Contains(s1, "block") || !strings.Contains(s1, "restarts 0") {
-		t.Errorf("s1 reads %q, want running with the block call and its restarts", s1)
+	// The session's first turn reads "turn 1", as in the journal's
+	// timeline and the CLI.
+	if !strings.Contains(s1, "running") || !strings.Contains(s1, "turn 1") || !strings.Contains(s1, "block") || !strings.Contains(s1, "restarts 0") {
+		t.Errorf("s1 reads %q, want running its turn 1 with the block call and its restarts", s1)
 	}
 	if !strings.Contains(s2, "idle") {
 		t.Errorf("s2 reads %q, want idle", s2)

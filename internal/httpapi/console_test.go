@@ -93,8 +93,8 @@ func screenshot(t *testing.T, ctx context.Context, name string) {
 // TestConsole_EndToEnd drives the console in a headless Chromium: sign in
 // with the token, create a session, send a message and watch the streamed
 // reply and its tool calls appear, approve a pending write_file (the file
-// is then written), answer an MCP server's question in its form, cancel a
-// long turn, reload and see the history.
+// is then written), answer an MCP server's question in its form, watch a
+// long turn's progress report and cancel it, reload and see the history.
 func TestConsole_EndToEnd(t *testing.T) {
 	e := consoleEnv(t)
 	ctx := headless(t, 1280, 900)
@@ -188,7 +188,7 @@ func TestConsole_EndToEnd(t *testing.T) {
 	)
 
 	run("start a long turn",
-		chromedp.SendKeys("#message", "block here", chromedp.ByID),
+		chromedp.SendKeys("#message", "report, then block here", chromedp.ByID),
 		chromedp.Click("#send", chromedp.ByID),
 	)
 	select {
@@ -200,6 +200,8 @@ func TestConsole_EndToEnd(t *testing.T) {
 		// The long call's box is on the page (nothing moves the button
 		// under the pointer any more).
 		chromedp.Poll(`document.querySelectorAll("#conversation details.tool").length === 5`, nil, chromedp.WithPollingTimeout(20*time.Second)),
+		// Its progress report shows in its box while it runs.
+		chromedp.Poll(`[...document.querySelectorAll("#conversation details.tool .progress")].some((e) => e.textContent === "running… 1 of 2 · half way")`, nil, chromedp.WithPollingTimeout(20*time.Second)),
 		chromedp.WaitEnabled("#cancel", chromedp.ByID),
 		chromedp.Click("#cancel", chromedp.ByID),
 		chromedp.WaitEnabled("#send", chromedp.ByID),

@@ -134,13 +134,19 @@ function prettyArgs(args) {
   try { return JSON.stringify(JSON.parse(args), null, 2); } catch { return args || ""; }
 }
 
-// toolBox is a collapsible tool call; setResult fills in its result.
+// toolBox is a collapsible tool call; setProgress shows how far it has
+// got while it runs, setResult fills in its result.
 function toolBox(name, id, args) {
-  const result = el("div", { class: "result" }, el("em", { text: "running…" }));
+  const running = el("em", { class: "progress", text: "running…" });
+  const result = el("div", { class: "result" }, running);
   const summary = el("summary", {}, `${name} `, el("span", { class: "call-id", text: id }));
   const box = el("details", { class: "tool", "data-call": id }, summary,
     el("div", {}, el("strong", { text: "Arguments" })), el("pre", {}, el("code", { text: prettyArgs(args) })),
     el("div", {}, el("strong", { text: "Result" })), result);
+  box.setProgress = (message, progress, total) => {
+    const amount = total > 0 ? `${progress} of ${total}` : `${progress}`;
+    running.textContent = `running… ${amount}${message ? " · " + message : ""}`;
+  };
   box.setResult = (content, isError) => {
     result.replaceChildren(resultView(name, content || ""));
     if (isError) {
@@ -428,6 +434,11 @@ async function sessionPage(id) {
         boxes.set(d.call_id, box);
         convo.append(el("div", { class: "msg assistant" }, box));
         live = null;
+        break;
+      }
+      case "tool_progress": {
+        const box = boxes.get(d.call_id);
+        if (box) box.setProgress(d.message || "", d.progress || 0, d.total || 0);
         break;
       }
       case "tool_finished": {
@@ -743,7 +754,7 @@ function sessionNode(n) {
       el("code", { text: c.name }), " ", el("span", { class: "call-id", text: c.id }),
       c.sub_agent ? el("span", {}, " → ", el("code", { text: c.sub_agent })) : null));
   }
-  const facts = [n.agent ? "agent " + n.agent : "", n.state === "running" ? "turn " + n.turn : "",
+  const facts = [n.agent ? "agent " + n.agent : "", n.state === "running" ? "turn " + (n.turn + 1) : "",
     n.queued ? n.queued + " queued" : "", n.approvals ? n.approvals + " awaiting approval" : "",
     "restarts " + n.restarts].filter(Boolean).join(" · ");
   return el("li", { class: "node", "data-session": n.id, "data-state": n.state },
