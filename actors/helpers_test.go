@@ -96,7 +96,8 @@ func newFixture(t *testing.T, script scripted.Script, tools []toolsys.Tool, mod 
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
-		if err := rt.Shutdown(ctx); err != nil {
+		// A test may have shut the runtime down itself.
+		if err := rt.Shutdown(ctx); err != nil && !errors.Is(err, actors.ErrClosed) {
 			t.Errorf("Shutdown: %v", err)
 		}
 	})

@@ -377,7 +377,9 @@ func (rt *Runtime) Usage() providers.UsageSnapshot { return rt.tracker.Snapshot(
 // Shutdown stops the runtime. It stops accepting turns, waits for the turns
 // in flight to finish until ctx is done, cancels those still running (their
 // cancellation is journaled), stops every actor, and closes the journal
-// and store it opened. It returns ctx's error when it had to cancel turns.
+// and store it opened. It returns ctx's error when it had to cancel turns,
+// or when ctx ended while a tool that ignores its context still ran: that
+// tool is left to end by itself, and nothing it returns is journaled.
 // Calling it again returns ErrClosed.
 // The scheduler (Config.Schedules) stops first: no schedule fires once
 // Shutdown has begun, and the runs already started are turns like others.
@@ -438,7 +440,11 @@ func (rt *Runtime) Shutdown(ctx context.Context) error {
 	rt.system.Shutdown()
 	_ = rt.unobserve()
 	rt.dispatcher.stop()
-	rt.executors.stop()
+	// A tool that ignores its context keeps its worker: it is left to end
+	// by itself once ctx ends.
+	if err := rt.executors.stopWithin(ctx); err != nil && waitErr == nil {
+		waitErr = err
+	}
 	var errs []error
 	if rt.ownJournal != nil {
 		errs = append(errs, rt.ownJournal.Close())

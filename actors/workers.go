@@ -4,6 +4,7 @@ package actors
 // of the runtime's actors and the work its sessions start.
 
 import (
+	"context"
 	"runtime"
 	"sync"
 
@@ -99,11 +100,24 @@ func (p *workerPool) Throughput() int { return p.throughput }
 // stop ends the workers once they are idle and waits for them; later
 // functions each run on a goroutine of their own.
 func (p *workerPool) stop() {
+	p.quitWorkers()
+	p.wg.Wait()
+}
+
+// stopWithin is stop that waits only until ctx ends (a worker running a
+// function that never returns, such as a tool ignoring its context, is
+// left to end by itself), and returns ctx's error then.
+func (p *workerPool) stopWithin(ctx context.Context) error {
+	p.quitWorkers()
+	return waitGroup(ctx, &p.wg)
+}
+
+// quitWorkers tells the workers to end once idle.
+func (p *workerPool) quitWorkers() {
 	p.mu.Lock()
+	defer p.mu.Unlock()
 	if !p.stopped {
 		p.stopped = true
 		close(p.quit)
 	}
-	p.mu.Unlock()
-	p.wg.Wait()
 }
