@@ -26,6 +26,10 @@ type LoopbackAuthorizer struct {
 	// Open, when set, is called with the authorization URL (to open a
 	// browser); an error is printed and the URL stays on Out.
 	Open func(url string) error
+	// Listening, when set, is called once the listener takes the
+	// redirect, before the URL is shown, so that nothing offers the URL
+	// to a user before the browser can come back.
+	Listening func()
 	// Port is the listener's port. Zero picks a port that is free when
 	// RedirectURL is called (authorization servers accept any port on a
 	// loopback redirect URI, RFC 8252 section 7.3).
@@ -99,6 +103,9 @@ func (a *LoopbackAuthorizer) Authorize(ctx context.Context, req AuthorizationReq
 		defer cancel()
 		_ = srv.Shutdown(sctx)
 	}()
+	if a.Listening != nil {
+		a.Listening()
+	}
 	out := a.Out
 	if out == nil {
 		out = io.Discard

@@ -84,11 +84,23 @@ func (p *PendingAuthorizer) Authorize(ctx context.Context, req AuthorizationRequ
 	defer cancel()
 	started := p.now()
 	expires, _ := ctx.Deadline()
-	id := p.add(PendingAuthorization{Server: req.Server, URL: req.URL, RedirectURL: req.RedirectURL, Started: started, Expires: expires})
-	defer p.remove(req.Server, id)
-	p.Logger.Info().Str("mcp_server", req.Server).Str("url", req.URL).Time("expires", expires).
-		Msg("mcp: server needs authorization: open the URL in a browser on this machine")
-	res, err := p.Loopback.Authorize(ctx, req)
+	// Listed once the redirect listener is up, so that a user who opens
+	// the URL at once finds the browser's way back open. Loopback calls
+	// Listening on this goroutine, before it waits.
+	listed := false
+	var id uint64
+	lb := p.Loopback
+	lb.Listening = func() {
+		id, listed = p.add(PendingAuthorization{Server: req.Server, URL: req.URL, RedirectURL: req.RedirectURL, Started: started, Expires: expires}), true
+		p.Logger.Info().Str("mcp_server", req.Server).Str("url", req.URL).Time("expires", expires).
+			Msg("mcp: server needs authorization: open the URL in a browser on this machine")
+	}
+	defer func() {
+		if listed {
+			p.remove(req.Server, id)
+		}
+	}()
+	res, err := lb.Authorize(ctx, req)
 	if err != nil {
 		return AuthorizationResult{}, fmt.Errorf("mcp server %s: authorization: %w", req.Server, err)
 	}
