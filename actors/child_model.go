@@ -100,24 +100,11 @@ func (m *modelCall) call(send func(any)) (*messages.Response, error) {
 	return nil, err
 }
 
-// retryPolicy returns the runtime's retry policy for this call: what
-// Config.Retry says, with the decider choosing what is retried, the
-// runtime's clock and jitter source standing in for Sleep and Rand when
-// they are nil, and the OnRetry hooks run (after Config.Retry.OnRetry)
-// before each wait.
+// retryPolicy returns the runtime's retry policy (Runtime.retry) for this
+// call: the OnRetry hooks run (after Config.Retry.OnRetry) before each
+// wait.
 func (m *modelCall) retryPolicy() providers.RetryPolicy {
-	p := m.rt.cfg.Retry
-	decider := m.rt.modelDecider
-	if p.Retryable != nil {
-		decider = supervisor.RetryDecider(p.Retryable)
-	}
-	p.Retryable = func(err error) bool { return decider.Decide(err) == supervisor.Retry }
-	if p.Sleep == nil {
-		p.Sleep = m.sleep
-	}
-	if p.Rand == nil {
-		p.Rand = func() float64 { return float64(m.rt.rnd.Int64N(1<<53)) / (1 << 53) }
-	}
+	p := m.rt.retry
 	onRetry := p.OnRetry
 	p.OnRetry = func(retry int, err error, delay time.Duration) {
 		if onRetry != nil {
@@ -167,15 +154,22 @@ func (m *modelCall) stream(ctx context.Context, send func(any), provider provide
 	return resp, nil
 }
 
-// sleep waits d on the runtime's clock, or until ctx is done.
-func (m *modelCall) sleep(ctx context.Context, d time.Duration) error {
-	done := make(chan struct{})
-	stop := m.rt.clock.AfterFunc(d, func() { close(done) })
-	defer stop()
-	select {
-	case <-done:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
+// retryPolicy returns Config.Retry with the decider choosing what is
+// retried (providers.IsRetryable unless Config.Retry.Retryable is set),
+// and the runtime's clock and jitter source standing in for Sleep and
+// Rand when they are nil.
+func (rt *Runtime) retryPolicy() providers.RetryPolicy {
+	p := rt.cfg.Retry
+	decider := supervisor.RetryDecider(providers.IsRetryable)
+	if p.Retryable != nil {
+		decider = supervisor.RetryDecider(p.Retryable)
 	}
+	p.Retryable = func(err error) bool { return decider.Decide(err) == supervisor.Retry }
+	if p.Sleep == nil {
+		p.Sleep = rt.sleep
+	}
+	if p.Rand == nil {
+		p.Rand = func() float64 { return float64(rt.rnd.Int64N(1<<53)) / (1 << 53) }
+	}
+	return p
 }

@@ -50,9 +50,12 @@ type Runtime struct {
 	tools         *toolset
 	journal       memory.Journal
 	sessionMemory SessionMemory
-	modelDecider  supervisor.Decider
-	tel           *telemetry.Telemetry
-	unobserve     func() error // stops the active sessions gauge
+	// retry is the policy of every model call but its OnRetry hook
+	// (modelCall.retryPolicy adds it): Config.Retry with the runtime's
+	// decider, clock and jitter source.
+	retry     providers.RetryPolicy
+	tel       *telemetry.Telemetry
+	unobserve func() error // stops the active sessions gauge
 
 	ownStore   *memory.Store
 	ownJournal *memory.BadgerJournal
@@ -133,7 +136,7 @@ func New(cfg Config) (*Runtime, error) {
 	rt.limits = cfg.Limits.withDefaults()
 	rt.swarm = cfg.SubAgents.withDefaults()
 	rt.tracker = providers.NewTracker(cfg.Prices)
-	rt.modelDecider = supervisor.RetryDecider(providers.IsRetryable)
+	rt.retry = rt.retryPolicy()
 
 	if err := rt.configureTelemetry(); err != nil {
 		return nil, err

@@ -303,6 +303,10 @@ func (a *sessionActor) after(f func()) {
 	a.effects = append(a.effects, f)
 }
 
+// maxKeptStaging is the largest staging array a session keeps between
+// messages.
+const maxKeptStaging = 16
+
 // flush writes the staged events in one append, then publishes the events
 // and runs the effects of the message. A failed append panics: the
 // supervisor restarts the session, which rebuilds its state from the
@@ -324,6 +328,13 @@ func (a *sessionActor) flush() {
 				panic(fmt.Errorf("journal append %s/%d: %w", a.id, a.tail+1, err))
 			}
 			a.tail = tail
+		}
+		// A journal keeps nothing of events once Append returns: their
+		// backing array serves the next message's staging, unless a large
+		// round left it too big to keep for an idle session.
+		if cap(events) <= maxKeptStaging {
+			clear(events)
+			a.staged = events[:0]
 		}
 	}
 	for i, ev := range a.outbox {

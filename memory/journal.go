@@ -50,7 +50,8 @@ type Journal interface {
 	// last appended event. ErrConflict when the tail differs, ErrFenced when
 	// activation is non-zero and superseded. Durability per
 	// JournalOptions.Durability: when Append returns nil, the events are as
-	// durable as the mode promises.
+	// durable as the mode promises. Append keeps no reference to events
+	// once it returns: the caller may reuse the slice.
 	Append(ctx context.Context, session string, activation, expectTail uint64, events ...messages.JournalEvent) (uint64, error)
 	// Read yields entries with seq >= from in order; a corrupt entry yields a
 	// *messages.DecodeError-wrapping error that names the session and seq
@@ -84,7 +85,8 @@ type ActivateAppender interface {
 	// events; an activation appended alone acknowledges nothing, and an
 	// implementation may return before it is durable, provided the next
 	// durable append makes it durable too (a crash before then loses only
-	// the activation).
+	// the activation). Like Append, it keeps no reference to events once it
+	// returns.
 	ActivateAppend(ctx context.Context, session, node string, expectTail uint64, events ...messages.JournalEvent) (activation, tail uint64, err error)
 }
 

@@ -72,6 +72,10 @@ type Registry struct {
 
 	mu    sync.RWMutex
 	tools map[string]*entry
+	// defs caches Definitions until a tool is registered or unregistered
+	// (nil when it must be built again); gen counts those changes.
+	defs []messages.ToolDefinition
+	gen  uint64
 }
 
 // entry is one registered tool with its metadata and statistics.
@@ -165,6 +169,7 @@ func (r *Registry) Register(t Tool, opts ...RegisterOption) error {
 		r.tools = map[string]*entry{}
 	}
 	r.tools[name] = e
+	r.defs, r.gen = nil, r.gen+1
 	return nil
 }
 
@@ -196,6 +201,7 @@ func (r *Registry) Unregister(name string) (Tool, bool) {
 		return nil, false
 	}
 	delete(r.tools, name)
+	r.defs, r.gen = nil, r.gen+1
 	return e.tool, true
 }
 
@@ -285,8 +291,23 @@ func (r *Registry) Info(name string) (ToolInfo, bool) {
 }
 
 // Definitions returns the tools as a provider request describes them,
-// sorted by name.
-func (r *Registry) Definitions() []messages.ToolDefinition { return definitionsOf(r.entries(nil)) }
+// sorted by name. Each tool's Description and Schema are read once after
+// the registry last changed (a Register or Unregister), not on every call:
+// a tool whose description changes is registered again.
+func (r *Registry) Definitions() []messages.ToolDefinition {
+	r.mu.RLock()
+	defs, gen := r.defs, r.gen
+	r.mu.RUnlock()
+	if defs == nil {
+		defs = definitionsOf(r.entries(nil))
+		r.mu.Lock()
+		if r.gen == gen {
+			r.defs = defs
+		}
+		r.mu.Unlock()
+	}
+	return slices.Clone(defs)
+}
 
 func definitionsOf(es []*entry) []messages.ToolDefinition {
 	out := make([]messages.ToolDefinition, len(es))

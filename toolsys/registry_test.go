@@ -406,3 +406,52 @@ func TestRegistry_ZeroConfigAsksTheContextApprover(t *testing.T) {
 		t.Errorf("tool ran %d times after %d approvals, want 1 run after 2", runs, asked)
 	}
 }
+
+// TestRegistry_DefinitionsFollowChanges checks that the definitions a
+// registry keeps between calls follow every Register and Unregister, and
+// that a caller changing its copy changes nothing for the next caller.
+func TestRegistry_DefinitionsFollowChanges(t *testing.T) {
+	var r Registry
+	names := func() string {
+		var out []string
+		for _, d := range r.Definitions() {
+			out = append(out, d.Name)
+		}
+		return strings.Join(out, ",")
+	}
+	if got := names(); got != "" {
+		t.Fatalf("empty registry: %q", got)
+	}
+	r.MustRegister(&rawTool{name: "b"})
+	if got := names(); got != "b" {
+		t.Fatalf("after Register(b): %q", got)
+	}
+	r.MustRegister(&rawTool{name: "a"})
+	if got := names(); got != "a,b" {
+		t.Fatalf("after Register(a): %q", got)
+	}
+	defs := r.Definitions()
+	defs[0].Name, defs[0].Description = "changed", "changed"
+	if got := r.Definitions(); got[0].Name != "a" || got[0].Description != "Tool a." {
+		t.Fatalf("a caller's change reached the registry: %+v", got[0])
+	}
+	r.Unregister("b")
+	if got := names(); got != "a" {
+		t.Fatalf("after Unregister(b): %q", got)
+	}
+}
+
+// BenchmarkRegistry_Definitions measures what a model request pays to
+// describe the tools of a registry of eight.
+func BenchmarkRegistry_Definitions(b *testing.B) {
+	var r Registry
+	for i := range 8 {
+		r.MustRegister(&rawTool{name: fmt.Sprintf("tool_%d", i)})
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if len(r.Definitions()) != 8 {
+			b.Fatal("definitions lost")
+		}
+	}
+}

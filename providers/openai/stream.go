@@ -28,10 +28,11 @@ type stream struct {
 	sse    *sseReader
 	acc    providers.Accumulator
 
-	// seen and choices serve the decoding of the next chunk: the id and
-	// model of the last one, and room for its choice.
-	seen    chunkStrings
-	choices [1]wireChoice
+	// seen and wire serve the decoding of the next chunk: the id and
+	// model of the last one, and the chunk decoded last, whose choices'
+	// backing array the next one reuses (decode allocates no chunk).
+	seen chunkStrings
+	wire wireChunk
 
 	finished bool  // a finish reason was received
 	err      error // sticky: io.EOF after the end, or the failure
@@ -123,12 +124,13 @@ func (s *stream) Recv() (providers.Chunk, error) {
 // by hand when it has the usual shape (decodeChunk), with encoding/json
 // otherwise.
 func (s *stream) decode(payload []byte) (providers.Chunk, error) {
-	w := wireChunk{Choices: s.choices[:0]}
-	if decodeChunk(payload, &w, &s.seen) {
-		return fromStreamChunk(&w), nil
+	w := &s.wire
+	*w = wireChunk{Choices: w.Choices[:0]}
+	if decodeChunk(payload, w, &s.seen) {
+		return fromStreamChunk(w), nil
 	}
-	w = wireChunk{}
-	if err := json.Unmarshal(payload, &w); err != nil {
+	*w = wireChunk{}
+	if err := json.Unmarshal(payload, w); err != nil {
 		return providers.Chunk{}, &providers.Error{
 			Kind: providers.KindOther, Provider: s.a.name,
 			Message: truncate(string(payload), maxMessage),
@@ -138,7 +140,7 @@ func (s *stream) decode(payload []byte) (providers.Chunk, error) {
 	if len(w.Error) > 0 && !bytes.Equal(w.Error, []byte("null")) {
 		return providers.Chunk{}, s.a.classify(s.ctx, apiError(w.Error), nil)
 	}
-	return fromStreamChunk(&w), nil
+	return fromStreamChunk(w), nil
 }
 
 // end makes err the stream's final result and releases the connection.
