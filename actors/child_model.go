@@ -81,7 +81,7 @@ func (m *modelCall) call(send func(any)) (*messages.Response, error) {
 	resp, err := providers.Retry(m.ctx, m.retryPolicy(), func(ctx context.Context) (*messages.Response, error) {
 		hc := m.hc
 		hc.Event, hc.Request = PreRequest, m.req
-		if reason, ok := blocked(m.rt.hooks.run(m.ctx, m.log, &hc), "blocked by a pre-request hook"); ok {
+		if reason, ok := blocked(m.rt.hooks.run(m.ctx, m.log, hc), "blocked by a pre-request hook"); ok {
 			return nil, &blockedError{reason: reason}
 		}
 		return m.stream(ctx, send, provider)
@@ -96,7 +96,7 @@ func (m *modelCall) call(send func(any)) (*messages.Response, error) {
 	}
 	hc := m.hc
 	hc.Event, hc.Err = OnError, err
-	m.rt.hooks.run(m.ctx, m.log, &hc)
+	m.rt.hooks.run(m.ctx, m.log, hc)
 	return nil, err
 }
 
@@ -112,7 +112,7 @@ func (m *modelCall) retryPolicy() providers.RetryPolicy {
 		}
 		hc := m.hc
 		hc.Event, hc.Err, hc.Attempt = OnRetry, err, retry
-		m.rt.hooks.run(m.ctx, m.log, &hc)
+		m.rt.hooks.run(m.ctx, m.log, hc)
 		m.rt.tel.ChatRetry(m.span, retry, err, delay)
 		m.log.Warn().Err(err).Int("attempt", retry).Dur("delay", delay).Msg("retrying model call")
 	}

@@ -127,15 +127,33 @@ func (h *Hooks) Register(event HookEvent, hook Hook) {
 // clone returns a copy that later Register calls on h do not affect.
 func (h Hooks) clone() Hooks { return Hooks{list: slices.Clone(h.list)} }
 
+// has reports whether a hook is registered for event.
+func (h Hooks) has(event HookEvent) bool {
+	for _, r := range h.list {
+		if r.event == event {
+			return true
+		}
+	}
+	return false
+}
+
 // run runs the hooks of hc.Event and returns their results in order. A
-// panicking hook is logged and counts as an empty result.
-func (h Hooks) run(ctx context.Context, logger zerolog.Logger, hc *HookContext) []HookResult {
+// panicking hook is logged and counts as an empty result. The hooks share
+// one copy of hc, made only when there is a hook to run: a caller whose
+// HookContext points at its own variables checks has first, so that they
+// stay off the heap when no hook runs.
+func (h Hooks) run(ctx context.Context, logger zerolog.Logger, hc HookContext) []HookResult {
 	var out []HookResult
+	var shared *HookContext
 	for _, r := range h.list {
 		if r.event != hc.Event {
 			continue
 		}
-		out = append(out, runHook(ctx, logger, r.hook, hc))
+		if shared == nil {
+			shared = new(HookContext)
+			*shared = hc
+		}
+		out = append(out, runHook(ctx, logger, r.hook, shared))
 	}
 	return out
 }

@@ -658,7 +658,8 @@ func (a *sessionActor) agent() *agent {
 	return a.rt.agents[a.st.Agent]
 }
 
-func (a *sessionActor) hook(ctx context.Context, hc *HookContext) []HookResult {
+// hook runs the hooks of hc.Event with the session's id, agent and turn.
+func (a *sessionActor) hook(ctx context.Context, hc HookContext) []HookResult {
 	hc.Session, hc.Agent = a.id, a.st.Agent
 	if a.turn != nil {
 		hc.Turn = a.turn.index

@@ -82,7 +82,7 @@ func (a *sessionActor) onCompactDone(m *compactDone) {
 	if a.turn != nil {
 		ctx = a.turn.ctx
 	}
-	a.hook(ctx, &HookContext{Event: OnCompact, Compaction: &ev})
+	a.hook(ctx, HookContext{Event: OnCompact, Compaction: &ev})
 	a.log.Info().Str("kind", ev.Kind).Int("before", ev.TokensBefore).Int("after", ev.TokensAfter).Dur("took", m.elapsed).Msg("history compacted")
 	if waiting {
 		a.requestModel()

@@ -121,6 +121,9 @@ func (a *sessionActor) resolveElicit(w *elicitWait, ans mcp.ElicitAnswer, by, re
 // cancelElicitations cancels every pending question of the session,
 // because the turn ended.
 func (a *sessionActor) cancelElicitations(reason string) {
+	if len(a.elicits) == 0 {
+		return
+	}
 	ws := slices.Collect(maps.Values(a.elicits))
 	slices.SortFunc(ws, func(x, y *elicitWait) int { return cmp.Compare(x.info.ID, y.info.ID) })
 	for _, w := range ws {

@@ -409,6 +409,9 @@ func stepReq(m *planStepCmd) *spawnReq {
 // rerunSteps runs again the plan steps whose sub-agents stopped with the
 // actor's previous instance: they resume from their journals.
 func (a *sessionActor) rerunSteps() {
+	if len(a.c.steps) == 0 {
+		return
+	}
 	for _, child := range slices.Sorted(maps.Keys(a.c.steps)) {
 		if a.live[child] == nil {
 			a.spawn(stepReq(a.c.steps[child]))
@@ -492,6 +495,9 @@ func (a *sessionActor) abortOpen() {
 // run again by its resumption, and plan steps resume when their plan runs
 // again.
 func (a *sessionActor) reapOrphans() {
+	if len(a.st.Unfinished) == 0 {
+		return // nothing to sort: most turns spawn no sub-agent
+	}
 	for _, child := range slices.Sorted(maps.Keys(a.st.Unfinished)) {
 		sp := a.st.Unfinished[child]
 		if sp.Turn < 0 || a.live[child] != nil || a.resumes(sp) {

@@ -119,7 +119,7 @@ func (a *sessionActor) startTurn(cmd *submitCmd) {
 	a.attach(cmd.sub, index)
 	a.watchTask(cmd)
 	a.publish(messages.TurnStarted{EventMeta: a.meta(), TurnID: cmd.turnID, Agent: a.st.Agent})
-	a.hook(t.ctx, &HookContext{Event: OnTurnStart})
+	a.hook(t.ctx, HookContext{Event: OnTurnStart})
 	a.requestModel()
 }
 
@@ -255,7 +255,7 @@ func (a *sessionActor) onModelDone(m *modelDone) {
 		return
 	}
 	resp := m.resp
-	a.hook(t.ctx, &HookContext{Event: PostRequest, Request: m.req, Response: resp})
+	a.hook(t.ctx, HookContext{Event: PostRequest, Request: m.req, Response: resp})
 	msg := resp.Message
 	msg.Role = messages.RoleAssistant
 	msg.ToolCalls = uniqueCallIDs(msg.ToolCalls, t.index, t.roundTrips)
@@ -343,8 +343,12 @@ func (a *sessionActor) startTool(call messages.ToolCall) {
 		a.finishTool(call, res, 0)
 		return
 	}
-	hc := &HookContext{Event: PreToolUse, Call: &call}
-	results := a.hook(t.ctx, hc)
+	var results []HookResult
+	if a.rt.hooks.has(PreToolUse) {
+		c := call // a hook may change the call it is shown
+		results = a.hook(t.ctx, HookContext{Event: PreToolUse, Call: &c})
+		call = c
+	}
 	if reason, ok := blocked(results, "blocked by a hook"); ok {
 		res := errorResult("tool call blocked: %s", reason)
 		a.traceRefused(call, res, "blocked")
@@ -488,7 +492,11 @@ func (a *sessionActor) completeTool(run *toolRun, res toolsys.Result) {
 // ToolFinished.
 func (a *sessionActor) finishTool(call messages.ToolCall, res toolsys.Result, elapsed time.Duration) {
 	t := a.turn
-	a.hook(t.ctx, &HookContext{Event: PostToolUse, Call: &call, Result: &res})
+	if a.rt.hooks.has(PostToolUse) {
+		c, r := call, res // a hook may change the result it is shown
+		a.hook(t.ctx, HookContext{Event: PostToolUse, Call: &c, Result: &r})
+		call, res = c, r
+	}
 	a.stage(messages.ToolResult{Turn: t.index, CallID: call.ID, Name: call.Name, Content: res.Content,
 		IsError: res.IsError, Metadata: res.Metadata, Duration: elapsed})
 	t.done++
@@ -513,7 +521,9 @@ func (a *sessionActor) endTurn(outcome messages.TurnOutcome, reason string) {
 		}
 	}
 	a.dropWaitingSpawns(t.index)
-	a.expireApprovals(fmt.Sprintf("the turn ended (%s) before an answer", cmp.Or(reason, string(outcome))))
+	if len(a.approvals) > 0 || len(a.elicits) > 0 {
+		a.expireApprovals(fmt.Sprintf("the turn ended (%s) before an answer", cmp.Or(reason, string(outcome))))
+	}
 	var output json.RawMessage
 	var outputFailure *messages.OutputFailure
 	if t.output != nil {
@@ -526,7 +536,9 @@ func (a *sessionActor) endTurn(outcome messages.TurnOutcome, reason string) {
 			Reason: reason, Usage: t.usage, Cost: t.cost, RoundTrips: t.roundTrips, Output: output, OutputFailure: outputFailure})
 	}
 	a.endTurnSpan(t, outcome, reason)
-	a.hook(context.WithoutCancel(t.ctx), &HookContext{Event: OnTurnEnd, Outcome: outcome})
+	if a.rt.hooks.has(OnTurnEnd) {
+		a.hook(context.WithoutCancel(t.ctx), HookContext{Event: OnTurnEnd, Outcome: outcome})
+	}
 	ended := messages.TurnEnded{EventMeta: a.meta(), TurnID: t.turnID, Outcome: outcome, FinishReason: t.finish, Text: t.text,
 		Reason: reason, Usage: t.usage, Cost: t.cost, RoundTrips: t.roundTrips, Output: output, OutputFailure: outputFailure}
 	a.publish(ended)

@@ -45,7 +45,7 @@ func decodeChunk(payload []byte, w *wireChunk, seen *chunkStrings) bool {
 		case 2:
 			return d.choices(&w.Choices)
 		case 3:
-			return d.usage(&w.Usage)
+			return d.usage(w)
 		default:
 			// An error event goes to encoding/json, which keeps it
 			// as it came; null is no error.
@@ -140,13 +140,14 @@ func (d *chunkDecoder) toolCalls(out *[]wireToolCall) bool {
 	})
 }
 
-func (d *chunkDecoder) usage(out **oai.Usage) bool {
+// usage reads the chunk's usage into the room w keeps for it.
+func (d *chunkDecoder) usage(w *wireChunk) bool {
 	if d.null() {
-		*out = nil
+		w.Usage = nil
 		return true
 	}
-	u := new(oai.Usage)
-	*out = u
+	u := &w.room.usage
+	w.Usage = u
 	return d.object(usageKeys, func(k int) bool {
 		switch k {
 		case 0:
@@ -160,7 +161,7 @@ func (d *chunkDecoder) usage(out **oai.Usage) bool {
 				u.PromptTokensDetails = nil
 				return true
 			}
-			p := new(oai.PromptTokensDetails)
+			p := &w.room.prompt
 			u.PromptTokensDetails = p
 			return d.object(promptKeys, func(k int) bool {
 				return d.nullOr(func() bool { return d.intInto([]*int{&p.AudioTokens, &p.CachedTokens}[k]) })
@@ -170,7 +171,7 @@ func (d *chunkDecoder) usage(out **oai.Usage) bool {
 				u.CompletionTokensDetails = nil
 				return true
 			}
-			c := new(oai.CompletionTokensDetails)
+			c := &w.room.reply
 			u.CompletionTokensDetails = c
 			fields := []*int{&c.AudioTokens, &c.ReasoningTokens, &c.AcceptedPredictionTokens, &c.RejectedPredictionTokens}
 			return d.object(replyKeys, func(k int) bool {

@@ -62,6 +62,14 @@ type wireChunk struct {
 	Choices []wireChoice    `json:"choices"`
 	Usage   *oai.Usage      `json:"usage,omitempty"`
 	Error   json.RawMessage `json:"error,omitempty"`
+
+	// room holds the usage the hand-written decoder reads, which Usage
+	// then points at, so that a chunk's usage costs no allocation.
+	room struct {
+		usage  oai.Usage
+		prompt oai.PromptTokensDetails
+		reply  oai.CompletionTokensDetails
+	}
 }
 
 // wireChoice is one choice of a streamed chunk.
