@@ -61,7 +61,7 @@ type AgentProfile struct {
 // agent is a compiled AgentProfile.
 type agent struct {
 	AgentProfile
-	tmpl   *template.Template
+	tmpl   promptTemplate
 	limits Limits
 }
 
@@ -111,7 +111,7 @@ func compileAgents(profiles []AgentProfile, base Limits, prompts *template.Templ
 		}
 		p.Vars = maps.Clone(p.Vars)
 		p.Tools = slices.Clone(p.Tools)
-		out[p.Name] = &agent{AgentProfile: p, tmpl: t, limits: base.merge(p.Limits)}
+		out[p.Name] = &agent{AgentProfile: p, tmpl: newPromptTemplate(t), limits: base.merge(p.Limits)}
 		order = append(order, p.Name)
 	}
 	return out, order, nil

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"text/template"
+	"text/template/parse"
 	"time"
 
 	"github.com/agcore/agcore/messages"
@@ -114,17 +115,23 @@ func (rt *Runtime) systemPrompt(ctx context.Context, in promptInput) (string, pr
 // fixedLayers renders the base, agent, environment, skills and agent-note
 // layers.
 func (rt *Runtime) fixedLayers(in promptInput, date string) (string, error) {
-	data := make(map[string]any, len(rt.cfg.PromptVars)+len(in.agent.Vars)+5)
-	maps.Copy(data, rt.cfg.PromptVars)
-	maps.Copy(data, in.agent.Vars)
-	data["Session"] = in.session
-	data["Agent"] = in.agent.Name
-	data["Turn"] = in.turn
-	data["Date"] = date
-	data["Workspace"] = in.workspace
-
-	layers := make([]string, 0, 4)
-	for _, t := range []*template.Template{rt.base, in.agent.tmpl} {
+	var data map[string]any // built for the first template that reads it
+	layers := make([]string, 0, 6)
+	for _, t := range []promptTemplate{rt.base, in.agent.tmpl} {
+		if t.static {
+			layers = append(layers, t.text)
+			continue
+		}
+		if data == nil {
+			data = make(map[string]any, len(rt.cfg.PromptVars)+len(in.agent.Vars)+5)
+			maps.Copy(data, rt.cfg.PromptVars)
+			maps.Copy(data, in.agent.Vars)
+			data["Session"] = in.session
+			data["Agent"] = in.agent.Name
+			data["Turn"] = in.turn
+			data["Date"] = date
+			data["Workspace"] = in.workspace
+		}
 		var b bytes.Buffer
 		if err := t.Execute(&b, data); err != nil {
 			return "", fmt.Errorf("prompt %q: %w", t.Name(), err)
@@ -145,6 +152,33 @@ func (rt *Runtime) fixedLayers(in promptInput, date string) (string, error) {
 		layers = append(layers, "<agent-note>\n"+in.note+"\n</agent-note>")
 	}
 	return joinLayers(layers...), nil
+}
+
+// promptTemplate is a compiled prompt template, with the text it renders
+// whatever its data when it holds nothing but text (no action, variable or
+// template call): such a template is not executed on every model call.
+type promptTemplate struct {
+	*template.Template
+	text   string
+	static bool
+}
+
+// newPromptTemplate wraps t, finding out whether it is plain text.
+func newPromptTemplate(t *template.Template) promptTemplate {
+	pt := promptTemplate{Template: t}
+	if t.Tree == nil || t.Tree.Root == nil {
+		return pt
+	}
+	var b strings.Builder
+	for _, n := range t.Tree.Root.Nodes {
+		tn, ok := n.(*parse.TextNode)
+		if !ok {
+			return pt
+		}
+		b.Write(tn.Text)
+	}
+	pt.text, pt.static = b.String(), true
+	return pt
 }
 
 // joinLayers joins the layers that are not blank, with a blank line

@@ -13,7 +13,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"syscall"
-	"text/template"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -44,7 +43,7 @@ type Runtime struct {
 	agents        map[string]*agent
 	agentOrder    []string
 	defaultAgent  string
-	base          *template.Template
+	base          promptTemplate
 	providers     *providers.Registry
 	tracker       *providers.Tracker
 	tools         *toolset
@@ -151,9 +150,11 @@ func New(cfg Config) (*Runtime, error) {
 	if err != nil {
 		return nil, configErr("Prompts", "%v", err)
 	}
-	if rt.base, err = compileIn(prompts, "base prompt", cfg.BasePrompt); err != nil {
+	base, err := compileIn(prompts, "base prompt", cfg.BasePrompt)
+	if err != nil {
 		return nil, configErr("BasePrompt", "%v", err)
 	}
+	rt.base = newPromptTemplate(base)
 	if cfg.Stream < StreamDefault || cfg.Stream > StreamOff {
 		return nil, configErr("Stream", "unknown stream mode %v", cfg.Stream)
 	}

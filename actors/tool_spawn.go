@@ -185,5 +185,5 @@ func (rt *Runtime) subAgent(parent *agent, p spawnParams) (*agent, error) {
 	}
 	prof := AgentProfile{Name: inlineAgentName, Description: "ad-hoc sub-agent", Model: parent.Model,
 		Vars: map[string]any{"SystemPrompt": p.SystemPrompt}, Tools: slices.Clone(tools), Limits: parent.Limits}
-	return &agent{AgentProfile: prof, tmpl: tmpl, limits: parent.limits}, nil
+	return &agent{AgentProfile: prof, tmpl: newPromptTemplate(tmpl), limits: parent.limits}, nil
 }
