@@ -329,11 +329,75 @@ func TestRepair(t *testing.T) {
 				messages.ToolResultMessage("b", memory.InterruptedResult), messages.ToolResultMessage("c", "C"), messages.UserText("u"),
 			},
 		},
+		{
+			"a call answered twice keeps its first answer",
+			[]messages.Message{assistantCalling("a", "b"), messages.ToolResultMessage("b", "B1"), messages.ToolResultMessage("a", "A"), messages.ToolResultMessage("b", "B2")},
+			[]messages.Message{assistantCalling("a", "b"), messages.ToolResultMessage("a", "A"), messages.ToolResultMessage("b", "B1")},
+		},
+	}
+	for n := range []int{8, 24} {
+		// Runs of results short and long enough for either way of
+		// matching them to their calls, answered in reverse order.
+		n = []int{8, 24}[n]
+		ids := make([]string, n)
+		in := []messages.Message{{}}
+		want := []messages.Message{{}}
+		for i := range ids {
+			ids[i] = fmt.Sprintf("c%02d", i)
+		}
+		in[0], want[0] = assistantCalling(ids...), assistantCalling(ids...)
+		for i := n - 1; i >= 0; i-- {
+			if i%3 != 0 {
+				in = append(in, messages.ToolResultMessage(ids[i], "R"+ids[i]))
+			}
+		}
+		for i, id := range ids {
+			r := messages.ToolResultMessage(id, "R"+id)
+			if i%3 == 0 {
+				r = messages.ToolResultMessage(id, memory.InterruptedResult)
+			}
+			want = append(want, r)
+		}
+		tests = append(tests, struct {
+			name string
+			in   []messages.Message
+			want []messages.Message
+		}{fmt.Sprintf("%d calls answered in reverse, a third missing", n), in, want})
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			if diff := cmp.Diff(tc.want, memory.Repair(tc.in)); diff != "" {
 				t.Errorf("Repair (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// BenchmarkRepair measures what a model request pays to build its
+// messages from a session's history: sixteen turns of a question, a reply
+// calling one tool, its result and the answer; and one turn whose reply
+// called 64 tools.
+func BenchmarkRepair(b *testing.B) {
+	var chat []messages.Message
+	for i := range 16 {
+		id := fmt.Sprintf("call_%d", i)
+		chat = append(chat, messages.UserText("q"), assistantCalling(id), messages.ToolResultMessage(id, "R"), messages.AssistantText("a"))
+	}
+	ids := make([]string, 64)
+	for i := range ids {
+		ids[i] = fmt.Sprintf("call_%d", i)
+	}
+	fanOut := []messages.Message{messages.UserText("q"), assistantCalling(ids...)}
+	for _, id := range ids {
+		fanOut = append(fanOut, messages.ToolResultMessage(id, "R"))
+	}
+	for name, h := range map[string][]messages.Message{"16 turns": chat, "64 calls": fanOut} {
+		b.Run(name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if len(memory.Repair(h)) != len(h) {
+					b.Fatal("repair changed a well-formed history")
+				}
 			}
 		})
 	}
