@@ -681,19 +681,11 @@ func deletePrefix(ctx context.Context, db *badger.DB, prefix []byte) error {
 	}
 }
 
-// maybeSnapshot writes a snapshot when the write crossed a multiple of
-// SnapshotEvery. A snapshot only shortens Load, so a failure to write one is
-// logged and does not fail the append that has already been journaled.
+// maybeSnapshot takes a snapshot when the write crossed a multiple of
+// SnapshotEvery.
 func (j *BadgerJournal) maybeSnapshot(ctx context.Context, session string, res opResult) {
-	if !crossesSnapshot(j.opts.SnapshotEvery, res.prevTail, res.tail) {
-		return
-	}
-	if j.snaps != nil {
-		j.snaps.request(session)
-		return
-	}
-	if err := j.Snapshot(ctx, session); err != nil {
-		j.snapshotFailed(session, err)
+	if crossesSnapshot(j.opts.SnapshotEvery, res.prevTail, res.tail) {
+		takeSnapshot(ctx, j.snaps, j.Snapshot, j.log, session)
 	}
 }
 

@@ -219,6 +219,20 @@ func usableSnapshot(log zerolog.Logger, session string, b []byte, seq, tail uint
 	return nil
 }
 
+// takeSnapshot takes the snapshot of session that a write called for:
+// hands it to snaps, the journal's background snapshotter, or else takes it
+// at once. A snapshot only shortens Load, so a failure to take one is
+// logged and does not fail the write, which has already been journaled.
+func takeSnapshot(ctx context.Context, snaps *snapshotter, take func(context.Context, string) error, log zerolog.Logger, session string) {
+	if snaps != nil {
+		snaps.request(session)
+		return
+	}
+	if err := take(ctx, session); err != nil {
+		logSnapshotFailed(log, session, err)
+	}
+}
+
 // logSnapshotFailed logs a snapshot that could not be written.
 func logSnapshotFailed(log zerolog.Logger, session string, err error) {
 	log.Warn().Err(err).Str("session", session).Msg("snapshot not written; Load replays more entries")

@@ -447,18 +447,10 @@ func (j *MemoryJournal) Delete(ctx context.Context, session string) error {
 }
 
 // maybeSnapshot takes a snapshot when the write crossed a multiple of
-// SnapshotEvery. A snapshot only shortens Load, so a failure to take one is
-// logged and does not fail the append that has already been journaled.
+// SnapshotEvery.
 func (j *MemoryJournal) maybeSnapshot(ctx context.Context, session string, res opResult) {
-	if !crossesSnapshot(j.opts.SnapshotEvery, res.prevTail, res.tail) {
-		return
-	}
-	if j.snaps != nil {
-		j.snaps.request(session)
-		return
-	}
-	if err := j.Snapshot(ctx, session); err != nil {
-		j.snapshotFailed(session, err)
+	if crossesSnapshot(j.opts.SnapshotEvery, res.prevTail, res.tail) {
+		takeSnapshot(ctx, j.snaps, j.Snapshot, j.log, session)
 	}
 }
 

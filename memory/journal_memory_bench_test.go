@@ -76,7 +76,7 @@ func BenchmarkMemoryJournalAppend(b *testing.B) {
 }
 
 // BenchmarkMemoryJournalTurn measures a turn's appends (four appends, six
-// events, as BenchmarkTurnAppends) to an activated session of each journal,
+// events, as BenchmarkTurnAppends does) to an activated session of each journal,
 // and the heap an idle session of 5 such turns keeps: 1,000 sessions are
 // journaled, then the live heap is measured after a GC, against the heap
 // before them (the Badger journal's includes its memtable's share).
@@ -84,30 +84,7 @@ func BenchmarkMemoryJournalTurn(b *testing.B) {
 	turn := turnEvents()
 	for _, jc := range appendJournals {
 		b.Run(jc.name, func(b *testing.B) {
-			j := jc.open(b)
-			var (
-				id         string
-				act, tail  uint64
-				turns, ses int
-			)
-			b.ReportAllocs()
-			for b.Loop() {
-				if turns%16 == 0 {
-					ses++
-					id = fmt.Sprintf("turns-%d", ses)
-					var err error
-					if act, tail, err = j.Activate(b.Context(), id, "bench"); err != nil {
-						b.Fatal(err)
-					}
-				}
-				for _, evs := range turn {
-					var err error
-					if tail, err = j.Append(b.Context(), id, act, tail, evs...); err != nil {
-						b.Fatal(err)
-					}
-				}
-				turns++
-			}
+			runTurns(b, jc.open(b))
 			b.StopTimer()
 			b.ReportMetric(idleSessionBytes(b, jc.open(b), turn), "B/idle-session")
 		})

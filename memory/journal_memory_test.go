@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -252,53 +253,59 @@ func TestMemoryJournal_TenThousandSessions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var wg sync.WaitGroup
-	errs := make(chan error, writers)
+	ids := make([]string, 0, writers*perWriter)
 	for w := range writers {
+		for i := range perWriter {
+			ids = append(ids, fmt.Sprintf("s-%03d-%03d", w, i))
+		}
+	}
+	// Writer w owns ids[w*perWriter:(w+1)*perWriter], and appends to each
+	// in turn, round after round.
+	failed := make([]error, writers)
+	var wg sync.WaitGroup
+	for w := range writers {
+		mine := ids[w*perWriter : (w+1)*perWriter]
 		wg.Go(func() {
-			ctx := context.Background()
-			acts, tails := make([]uint64, perWriter), make([]uint64, perWriter)
-			for round := range appends + 1 {
-				for i := range perWriter {
-					id := fmt.Sprintf("s-%03d-%03d", w, i)
-					var err error
+			acts, tails := make([]uint64, len(mine)), make([]uint64, len(mine))
+			for round := 0; round <= appends && failed[w] == nil; round++ {
+				for i, id := range mine {
 					if round == 0 {
-						acts[i], tails[i], err = j.Activate(ctx, id, "n")
+						acts[i], tails[i], failed[w] = j.Activate(context.Background(), id, "n")
 					} else {
-						tails[i], err = j.Append(ctx, id, acts[i], tails[i], user(0, fmt.Sprint(id, " ", round)))
+						tails[i], failed[w] = j.Append(context.Background(), id, acts[i], tails[i], user(0, fmt.Sprint(id, " ", round)))
 					}
-					if err != nil {
-						errs <- err
-						return
+					if failed[w] != nil {
+						break
 					}
 				}
 			}
 		})
 	}
 	wg.Wait()
-	close(errs)
-	for err := range errs {
+	if err := errors.Join(failed...); err != nil {
 		t.Fatal(err)
 	}
-	n := 0
+	var listed []string
 	for id, err := range j.Sessions(t.Context()) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		n++
-		if tail, _ := j.Tail(t.Context(), id); tail != appends+1 {
-			t.Fatalf("Tail(%s) = %d, want %d", id, tail, appends+1)
+		listed = append(listed, id)
+	}
+	if !slices.Equal(listed, ids) {
+		t.Fatalf("Sessions yielded %d ids, want the %d sessions in order", len(listed), len(ids))
+	}
+	for _, id := range []string{ids[0], "s-042-077", ids[len(ids)-1]} {
+		st, err := j.Load(t.Context(), id)
+		if err != nil || st.Seq != appends+1 || len(st.History) != appends || st.History[appends-1].Text() != fmt.Sprint(id, " ", appends) {
+			t.Errorf("Load(%s) = %+v, %v; want its %d appends", id, st, err, appends)
 		}
 	}
-	if n != writers*perWriter {
-		t.Errorf("Sessions yielded %d ids, want %d", n, writers*perWriter)
-	}
-	st, err := j.Load(t.Context(), "s-042-077")
-	if err != nil || len(st.History) != appends || st.History[appends-1].Text() != fmt.Sprint("s-042-077 ", appends) {
-		t.Errorf("Load(s-042-077) = %+v, %v", st, err)
-	}
 	_, entries, bytes := memory.MemoryHeld(j)
-	t.Logf("%d sessions hold %d entries, %d bytes of entries and snapshots (%d per session)", n, entries, bytes, bytes/max(n, 1))
+	t.Logf("%d sessions hold %d entries, %d bytes of entries and snapshots (%d per session)", len(ids), entries, bytes, bytes/len(ids))
+	if entries != len(ids)*(appends+1) {
+		t.Errorf("journal holds %d entries, want %d", entries, len(ids)*(appends+1))
+	}
 	if err := j.Close(); err != nil {
 		t.Fatal(err)
 	}
