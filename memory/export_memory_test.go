@@ -118,3 +118,8 @@ func MemorySessionWeak(j *MemoryJournal, session string) weak.Pointer[memSession
 	s, _ := v.(*memSession)
 	return weak.Make(s)
 }
+
+// BeforeMemorySnapshotKept makes Snapshot of j call f between folding a
+// session's journal and keeping the snapshot. Call it before the first
+// write.
+func BeforeMemorySnapshotKept(j *MemoryJournal, f func(session string)) { j.beforeKeep = f }

@@ -50,6 +50,9 @@ type MemoryJournal struct {
 	// whileLocked, when set (by tests, before the first write), runs in
 	// every write with the session's lock held, before the write is made.
 	whileLocked func(session string)
+	// beforeKeep, when set (by tests, before the first write), runs in
+	// Snapshot between the fold and keeping its result.
+	beforeKeep func(session string)
 }
 
 // memSession is one session's journal.
@@ -479,6 +482,9 @@ func (j *MemoryJournal) Snapshot(ctx context.Context, session string) error {
 	b, err := encodeSnapshot(st)
 	if err != nil {
 		return fmt.Errorf("memory: snapshot %s: %w", session, err)
+	}
+	if j.beforeKeep != nil {
+		j.beforeKeep(session)
 	}
 	s := v.(*memSession)
 	s.mu.Lock()

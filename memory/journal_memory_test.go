@@ -370,3 +370,34 @@ func TestMemoryJournal_BackgroundSnapshot(t *testing.T) {
 		t.Errorf("Load over a corrupt entry the snapshot covers = %v, %v; want the state at %d", st, err, tail)
 	}
 }
+
+// TestMemoryJournal_SnapshotNotAfterDelete deletes a session, and starts
+// its id afresh, while a snapshot of its old journal is being taken: the
+// snapshot is dropped, and the new journal loads as it is.
+func TestMemoryJournal_SnapshotNotAfterDelete(t *testing.T) {
+	j := newMemoryJournal(t, memory.JournalOptions{SnapshotEvery: 3})
+	once := false
+	memory.BeforeMemorySnapshotKept(j, func(session string) {
+		if once {
+			return
+		}
+		once = true
+		if err := j.Delete(t.Context(), session); err != nil {
+			t.Error(err)
+		}
+		if _, _, err := j.ActivateAppend(t.Context(), session, "n2", 0, user(0, "afresh")); err != nil {
+			t.Error(err)
+		}
+	})
+	appendUsers(t, j, "s", 2) // 3 entries: a snapshot at 3, of the old journal
+	if !once {
+		t.Fatal("no snapshot was taken")
+	}
+	if seq := memory.MemorySnapshotSeq(j, "s"); seq != 0 {
+		t.Errorf("the new journal has a snapshot at %d, from the deleted one", seq)
+	}
+	st, err := j.Load(t.Context(), "s")
+	if err != nil || st.Seq != 2 || len(st.History) != 1 || st.History[0].Text() != "afresh" {
+		t.Errorf("Load of the new journal = %+v, %v; want its 2 entries", st, err)
+	}
+}
