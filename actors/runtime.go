@@ -57,7 +57,10 @@ type Runtime struct {
 	unobserve func() error // stops the active sessions gauge
 
 	ownStore   *memory.Store
-	ownJournal *memory.BadgerJournal
+	ownJournal interface{ Close() error }
+	// inMemory journals into a memory.MemoryJournal beside an in-memory
+	// store (NewInMemory).
+	inMemory bool
 
 	system          *actor.ActorSystem
 	sessionStrategy actor.SupervisorStrategy
@@ -97,8 +100,12 @@ type Runtime struct {
 
 // New starts a runtime. It fails with an error wrapping ErrConfig when the
 // configuration is incomplete or invalid, naming the field.
-func New(cfg Config) (*Runtime, error) {
-	rt := &Runtime{cfg: cfg, logger: cfg.Logger, clock: cfg.Clock, ids: cfg.IDs, rnd: cfg.Rand, live: make(map[string]*sessionRef)}
+func New(cfg Config) (*Runtime, error) { return start(cfg, false) }
+
+// start starts a runtime, whose journal is a memory.MemoryJournal when
+// inMemory is set.
+func start(cfg Config, inMemory bool) (*Runtime, error) {
+	rt := &Runtime{cfg: cfg, logger: cfg.Logger, clock: cfg.Clock, ids: cfg.IDs, rnd: cfg.Rand, live: make(map[string]*sessionRef), inMemory: inMemory}
 	if rt.clock == nil {
 		rt.clock = supervisor.SystemClock()
 	}
@@ -205,25 +212,18 @@ func logs(l zerolog.Logger) bool {
 // the runtime's data out, so that it masks the same credentials.
 func (rt *Runtime) Redactor() *redact.Redactor { return rt.redactor }
 
-// NewInMemory starts a runtime on an in-memory store (no fsync), for tests
-// and examples. cfg's DataDir, Store and Journal must be empty.
+// NewInMemory starts a runtime that keeps everything in process memory,
+// for tests, examples and benchmarks: nothing survives the process. It
+// journals into a memory.MemoryJournal (no Badger, no fsync, no writer
+// goroutine), and keeps session memory in an in-memory Badger store, which
+// is also what Backup copies: a backup of such a runtime holds its session
+// memory, not its journals. cfg's DataDir, Store and Journal must be empty.
 func NewInMemory(cfg Config) (*Runtime, error) {
 	if cfg.DataDir != "" || cfg.Store != nil || cfg.Journal != nil {
 		return nil, configErr("DataDir", "NewInMemory takes no DataDir, Store or Journal")
 	}
-	store, err := memory.Open(memory.Options{InMemory: true, Logger: cfg.Logger})
-	if err != nil {
-		return nil, fmt.Errorf("actors: in-memory store: %w", err)
-	}
-	cfg.Store = store
 	cfg.Durability = memory.DurabilityNone
-	rt, err := New(cfg)
-	if err != nil {
-		_ = store.Close()
-		return nil, err
-	}
-	rt.ownStore = store
-	return rt, nil
+	return start(cfg, true)
 }
 
 func (rt *Runtime) configureProviders() error {
@@ -268,6 +268,12 @@ func (rt *Runtime) configureTools() error {
 }
 
 func (rt *Runtime) openJournal() error {
+	opts := memory.JournalOptions{Durability: rt.cfg.Durability, Clock: rt.clock.Now, Logger: rt.logger, Redactor: rt.redactor,
+		// A session actor appends from its mailbox: a snapshot is folded off it.
+		SnapshotInBackground: true}
+	if rt.inMemory {
+		return rt.openInMemory(opts)
+	}
 	n := 0
 	for _, set := range []bool{rt.cfg.DataDir != "", rt.cfg.Store != nil, rt.cfg.Journal != nil} {
 		if set {
@@ -289,9 +295,7 @@ func (rt *Runtime) openJournal() error {
 		}
 		rt.ownStore = store
 	}
-	j, err := memory.NewJournal(store, memory.JournalOptions{Durability: rt.cfg.Durability, Clock: rt.clock.Now, Logger: rt.logger, Redactor: rt.redactor,
-		// A session actor appends from its mailbox: a snapshot is folded off it.
-		SnapshotInBackground: true})
+	j, err := memory.NewJournal(store, opts)
 	if err != nil {
 		if rt.ownStore != nil {
 			_ = rt.ownStore.Close()
@@ -299,6 +303,26 @@ func (rt *Runtime) openJournal() error {
 		return configErr("Durability", "%v", err)
 	}
 	rt.journal, rt.ownJournal = j, j
+	rt.sessionMemory = rt.cfg.SessionMemory
+	if rt.sessionMemory == nil {
+		rt.sessionMemory = memory.NewSessionMemory(store, memory.SessionMemoryOptions{})
+	}
+	return nil
+}
+
+// openInMemory opens NewInMemory's journal, in memory, and its store, in
+// memory too, for session memory and Backup.
+func (rt *Runtime) openInMemory(opts memory.JournalOptions) error {
+	j, err := memory.NewMemoryJournal(opts)
+	if err != nil {
+		return configErr("Durability", "%v", err)
+	}
+	store, err := memory.Open(memory.Options{InMemory: true, Logger: rt.logger})
+	if err != nil {
+		_ = j.Close()
+		return fmt.Errorf("actors: in-memory store: %w", err)
+	}
+	rt.journal, rt.ownJournal, rt.ownStore = j, j, store
 	rt.sessionMemory = rt.cfg.SessionMemory
 	if rt.sessionMemory == nil {
 		rt.sessionMemory = memory.NewSessionMemory(store, memory.SessionMemoryOptions{})

@@ -19,7 +19,9 @@ var ErrNoStore = errors.New("actors: the runtime has no store (it was given a Jo
 // knowledge) as of one moment to w, while sessions keep running: see
 // memory.Store.Backup. `agcore restore` and memory.Restore read it back.
 // It is the way to back up a store a running process holds open, since no
-// other process can open it meanwhile.
+// other process can open it meanwhile. A NewInMemory runtime's store holds
+// its session memory, not its journals (they are in a memory.MemoryJournal):
+// its backup copies that.
 func (rt *Runtime) Backup(ctx context.Context, w io.Writer) (memory.BackupInfo, error) {
 	store := rt.ownStore
 	if store == nil {

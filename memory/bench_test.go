@@ -216,7 +216,13 @@ func turnEvents() [][]messages.JournalEvent {
 func BenchmarkTurnAppends(b *testing.B) {
 	store := openStore(b, "")
 	defer store.Close()
-	j := newJournal(b, store, memory.JournalOptions{Durability: memory.DurabilityNone})
+	runTurns(b, newJournal(b, store, memory.JournalOptions{Durability: memory.DurabilityNone}))
+}
+
+// runTurns journals one turn (turnEvents, four appends) per op in j; a
+// session takes 16 turns, then the next session starts, activated outside
+// the timer.
+func runTurns(b *testing.B, j memory.Journal) {
 	turn := turnEvents()
 	var (
 		id         string

@@ -2,7 +2,9 @@
 // runtime: each session's journal (the source of truth for recovery), the
 // conversation history folded from it, a key-value memory per session, and
 // the knowledge pages of the knowledge sub-package. It also holds the token
-// counters and the pure compaction policy the compactor calls.
+// counters and the pure compaction policy the compactor calls. A journal
+// that need not outlive the process can be kept in process memory instead
+// (MemoryJournal), as actors.NewInMemory does.
 //
 //	store, err := memory.Open(memory.Options{Dir: "data"})
 //	if err != nil {
@@ -46,6 +48,15 @@
 // folded State is stored, so Load replays only the entries after the latest
 // snapshot: inside the append that crossed the multiple, or on a goroutine
 // of the journal with JournalOptions.SnapshotInBackground.
+//
+// MemoryJournal is the same Journal and ActivateAppender kept in process
+// memory, for runtimes that are never durable (actors.NewInMemory): the
+// same sequence numbers, conflicts, fencing, limits, checks, masking,
+// checksummed envelopes and snapshots, with no transaction, no write
+// channel and no writer goroutine. Each session has its own lock, so
+// appends to different sessions never wait for each other; Delete releases
+// a session's entries, and Close every session's. Its Durability is
+// DurabilityNone whatever was asked, and nothing survives the process.
 //
 // # Integrity
 //

@@ -3,7 +3,6 @@ package memory
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"iter"
@@ -132,11 +131,7 @@ func (j *BadgerJournal) Activate(ctx context.Context, session, node string) (act
 	at := j.opts.Clock()
 	op := writeOp{session: session, apply: func(txn *badger.Txn, h head) (opResult, error) {
 		next := h.Activation + 1
-		env, err := messages.NewEnvelope(h.Tail+1, at, messages.Activated{Activation: next, Node: node})
-		if err != nil {
-			return opResult{}, err
-		}
-		b, err := j.encode(env)
+		b, err := encodeActivated(j.encode, h.Tail+1, at, next, node)
 		if err != nil {
 			return opResult{}, err
 		}
@@ -154,15 +149,6 @@ func (j *BadgerJournal) Activate(ctx context.Context, session, node string) (act
 	return res.activation, res.tail, nil
 }
 
-// encodedEvent is an event marshalled ahead of the transaction, waiting for
-// its sequence number.
-type encodedEvent struct{ env messages.Envelope }
-
-// sameBytes reports whether a and b are the same slice.
-func sameBytes(a, b []byte) bool {
-	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
-}
-
 // Append implements Journal.
 func (j *BadgerJournal) Append(ctx context.Context, session string, activation, expectTail uint64, events ...messages.JournalEvent) (uint64, error) {
 	if err := ValidateSession(session); err != nil {
@@ -171,7 +157,7 @@ func (j *BadgerJournal) Append(ctx context.Context, session string, activation, 
 	if len(events) == 0 {
 		return 0, fmt.Errorf("memory: journal append %s: %w: no events", session, ErrInvalidEvent)
 	}
-	encoded, size, err := j.encodeEvents(session, events)
+	encoded, size, err := encodeEvents(j.opts, session, events)
 	if err != nil {
 		return 0, err
 	}
@@ -200,7 +186,7 @@ func (j *BadgerJournal) ActivateAppend(ctx context.Context, session, node string
 		return 0, 0, err
 	}
 	at := j.opts.Clock() // read before the events' time, as Activate then Append would
-	encoded, size, err := j.encodeEvents(session, events)
+	encoded, size, err := encodeEvents(j.opts, session, events)
 	if err != nil {
 		return 0, 0, err
 	}
@@ -209,18 +195,14 @@ func (j *BadgerJournal) ActivateAppend(ctx context.Context, session, node string
 			return opResult{}, fmt.Errorf("%w: expected tail %d, tail is %d", ErrConflict, expectTail, h.Tail)
 		}
 		next := h.Activation + 1
-		env, err := messages.NewEnvelope(h.Tail+1, at, messages.Activated{Activation: next, Node: node})
+		b, err := encodeActivated(j.encode, h.Tail+1, at, next, node)
 		if err != nil {
 			return opResult{}, err
 		}
-		b, err := j.encode(env)
-		if err != nil {
+		if err := txn.Set(journalKey(session, h.Tail+1), b); err != nil {
 			return opResult{}, err
 		}
-		if err := txn.Set(journalKey(session, env.Seq), b); err != nil {
-			return opResult{}, err
-		}
-		res, err := j.setEvents(txn, session, head{Tail: env.Seq, Activation: next}, encoded)
+		res, err := j.setEvents(txn, session, head{Tail: h.Tail + 1, Activation: next}, encoded)
 		res.prevTail = h.Tail
 		return res, err
 	}, unsynced: len(events) == 0}
@@ -232,48 +214,12 @@ func (j *BadgerJournal) ActivateAppend(ctx context.Context, session, node string
 	return res.activation, res.tail, nil
 }
 
-// encodeEvents checks and encodes events for an append to session, ahead
-// of its transaction, and returns them with their total size. Their
-// sequence numbers are set in the transaction.
-func (j *BadgerJournal) encodeEvents(session string, events []messages.JournalEvent) ([]encodedEvent, int, error) {
-	at := j.opts.Clock()
-	encoded := make([]encodedEvent, len(events))
-	size := 0
-	for i, ev := range events {
-		if err := ValidateEvent(ev); err != nil {
-			return nil, 0, fmt.Errorf("memory: journal append %s event %d: %w", session, i, err)
-		}
-		env, err := messages.NewEnvelope(0, at, ev)
-		if err != nil {
-			return nil, 0, fmt.Errorf("memory: journal append %s event %d: %w", session, i, err)
-		}
-		// The event's JSON, as NewEnvelope made it, is stored without
-		// being checked again; masked JSON is checked once.
-		if masked := j.opts.Redactor.ContentJSON(env.Data); !sameBytes(masked, env.Data) {
-			if !json.Valid(masked) {
-				return nil, 0, fmt.Errorf("memory: journal append %s event %d: %w: masking credentials left invalid JSON", session, i, ErrInvalidEvent)
-			}
-			env.Data = masked
-		}
-		encoded[i] = encodedEvent{env}
-		size += len(env.Data) + 128
-	}
-	if size > MaxAppendBytes {
-		return nil, 0, fmt.Errorf("memory: journal append %s: %w: %d bytes (max %d)", session, ErrTooLarge, size, MaxAppendBytes)
-	}
-	return encoded, size, nil
-}
-
 // setEvents writes encoded after the head h, and the head that follows
 // them, in txn.
 func (j *BadgerJournal) setEvents(txn *badger.Txn, session string, h head, encoded []encodedEvent) (opResult, error) {
-	vals := make([][]byte, len(encoded))
-	var err error
-	for i, e := range encoded {
-		e.env.Seq = h.Tail + 1 + uint64(i)
-		if vals[i], err = j.encode(e.env); err != nil {
-			return opResult{}, err
-		}
+	vals, err := sealEvents(j.encode, h.Tail+1, encoded)
+	if err != nil {
+		return opResult{}, err
 	}
 	for i, v := range vals {
 		if err := txn.Set(journalKey(session, h.Tail+1+uint64(i)), v); err != nil {
@@ -463,12 +409,6 @@ func (j *BadgerJournal) Tail(ctx context.Context, session string) (uint64, error
 	return h.Tail, nil
 }
 
-// rawEntry is a stored entry read out of a transaction.
-type rawEntry struct {
-	seq uint64
-	val []byte
-}
-
 // Read implements Journal. It yields the entries up to the tail as it was
 // when the iteration started, checking that they follow each other without
 // a gap.
@@ -526,31 +466,6 @@ func (j *BadgerJournal) yieldMissing(session string, seq uint64, h head, yield f
 		return
 	}
 	yield(Entry{}, missingEntry(session, seq, h.Tail))
-}
-
-// decodeEntry verifies and decodes a stored entry. An entry that fails its
-// checksum or cannot be parsed is a *CorruptError; one written by a newer
-// version (unknown envelope version or event type) is an *EntryError.
-func decodeEntry(session string, r rawEntry) (messages.Envelope, messages.JournalEvent, error) {
-	env, ev, err := messages.DecodeEnvelope(r.seq, r.val)
-	switch {
-	case err == nil:
-		return env, ev, nil
-	case errors.Is(err, messages.ErrChecksum):
-		return env, nil, &CorruptError{Session: session, Seq: r.seq, Problem: "checksum mismatch", Err: err}
-	case errors.Is(err, messages.ErrCorrupt) && len(r.val) == 0:
-		// Badger hands back an empty value when it cannot read one (its
-		// value-log checksum failed), and logs why.
-		return env, nil, &CorruptError{Session: session, Seq: r.seq, Problem: "empty value: the store could not read it", Err: err}
-	case errors.Is(err, messages.ErrCorrupt):
-		return env, nil, &CorruptError{Session: session, Seq: r.seq, Problem: "undecodable entry", Err: err}
-	}
-	return env, nil, &EntryError{Session: session, Seq: r.seq, Err: err}
-}
-
-// missingEntry reports that entry seq (up to tail) is not in the journal.
-func missingEntry(session string, seq, tail uint64) error {
-	return &CorruptError{Session: session, Seq: seq, Problem: fmt.Sprintf("missing entry (the journal's tail is %d)", tail)}
 }
 
 // entryReadErr wraps a failure to read the entries from seq on: a closed
@@ -695,27 +610,7 @@ func (j *BadgerJournal) loadIn(ctx context.Context, txn *badger.Txn, session str
 	if err != nil {
 		return nil, err
 	}
-	next := st.Seq + 1
-	for _, r := range entries {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		if r.seq != next {
-			return nil, missingEntry(session, next, tail)
-		}
-		env, ev, err := decodeEntry(session, r)
-		if err != nil {
-			return nil, err
-		}
-		if err := st.Apply(env, ev); err != nil {
-			return nil, &EntryError{Session: session, Seq: env.Seq, Err: err}
-		}
-		next++
-	}
-	if next != tail+1 {
-		return nil, missingEntry(session, next, tail)
-	}
-	return st, nil
+	return foldEntries(ctx, session, st, tail, entries)
 }
 
 // Delete implements Journal.
@@ -786,39 +681,17 @@ func deletePrefix(ctx context.Context, db *badger.DB, prefix []byte) error {
 	}
 }
 
-// snapshotRecord is the stored form of a snapshot: the State as JSON and
-// the CRC-32C of exactly those bytes.
-type snapshotRecord struct {
-	V     int             `json:"v"`
-	CRC   uint32          `json:"crc"`
-	State json.RawMessage `json:"state"`
-}
-
-// snapshotVersion is the snapshot format this package writes and reads.
-// Version 2 added State.RoundTrips and State.Unfinished; version 3 the
-// checksum. An older snapshot is ignored: Load replays the journal instead.
-const snapshotVersion = 3
-
-// maybeSnapshot writes a snapshot when the write crossed a multiple of
-// SnapshotEvery. A snapshot only shortens Load, so a failure to write one is
-// logged and does not fail the append that has already been journaled.
+// maybeSnapshot takes a snapshot when the write crossed a multiple of
+// SnapshotEvery.
 func (j *BadgerJournal) maybeSnapshot(ctx context.Context, session string, res opResult) {
-	n := uint64(j.opts.SnapshotEvery)
-	if j.opts.SnapshotEvery < 0 || res.prevTail/n == res.tail/n {
-		return
-	}
-	if j.snaps != nil {
-		j.snaps.request(session)
-		return
-	}
-	if err := j.Snapshot(ctx, session); err != nil {
-		j.snapshotFailed(session, err)
+	if crossesSnapshot(j.opts.SnapshotEvery, res.prevTail, res.tail) {
+		takeSnapshot(ctx, j.snaps, j.Snapshot, j.log, session)
 	}
 }
 
 // snapshotFailed logs a snapshot that could not be written.
 func (j *BadgerJournal) snapshotFailed(session string, err error) {
-	j.log.Warn().Err(err).Str("session", session).Msg("snapshot not written; Load replays more entries")
+	logSnapshotFailed(j.log, session, err)
 }
 
 // Snapshot folds the session's journal and stores the State as its latest
@@ -890,43 +763,6 @@ func updateTxn(db *badger.DB, fn func(txn *badger.Txn) error) (err error) {
 	return db.Update(fn)
 }
 
-// encodeSnapshot returns the stored form of st.
-func encodeSnapshot(st *State) ([]byte, error) {
-	state, err := json.Marshal(st)
-	if err != nil {
-		return nil, fmt.Errorf("encode: %w", err)
-	}
-	return json.Marshal(snapshotRecord{V: snapshotVersion, CRC: crc32c(state), State: state})
-}
-
-// decodeSnapshot reads a stored snapshot of the entry seq. It fails when
-// the record is of another version, does not match its checksum, or holds
-// a State of another seq.
-func decodeSnapshot(b []byte, seq uint64) (*State, error) {
-	var rec snapshotRecord
-	if err := json.Unmarshal(b, &rec); err != nil {
-		return nil, fmt.Errorf("undecodable snapshot: %w", err)
-	}
-	if rec.V != snapshotVersion {
-		return nil, fmt.Errorf("%w: snapshot version %d, this build reads %d", errOldSnapshot, rec.V, snapshotVersion)
-	}
-	if sum := crc32c(rec.State); sum != rec.CRC {
-		return nil, fmt.Errorf("snapshot checksum mismatch: stored %08x, state has %08x", rec.CRC, sum)
-	}
-	var st State
-	if err := json.Unmarshal(rec.State, &st); err != nil {
-		return nil, fmt.Errorf("undecodable snapshot state: %w", err)
-	}
-	if st.Seq != seq {
-		return nil, fmt.Errorf("snapshot stored under seq %d holds the state at seq %d", seq, st.Seq)
-	}
-	return &st, nil
-}
-
-// errOldSnapshot marks a snapshot written by an older version: skipping it
-// is expected, not damage.
-var errOldSnapshot = errors.New("snapshot of an older format")
-
 // latestSnapshotIn returns the newest usable snapshot of the session in txn
 // at or before tail, or an empty State when there is none. A snapshot that
 // fails its checks is skipped (and logged at warn level, unless it is merely
@@ -945,22 +781,15 @@ func (j *BadgerJournal) latestSnapshotIn(txn *badger.Txn, session string, tail u
 		seq, _ := keySeq(it.Item().Key())
 		var snap *State
 		err := it.Item().Value(func(v []byte) error {
-			var err error
-			snap, err = decodeSnapshot(v, seq)
-			return err
+			snap = usableSnapshot(j.log, session, v, seq, tail)
+			return nil
 		})
-		if err == nil && seq > tail {
-			err = fmt.Errorf("snapshot at seq %d is past the journal's tail %d", seq, tail)
-		}
-		switch {
-		case err == nil:
-			if snap.Seq >= st.Seq {
-				st = snap
-			}
-		case errors.Is(err, errOldSnapshot):
-			j.log.Debug().Err(err).Str("session", session).Uint64("seq", seq).Msg("skipping snapshot")
-		default:
+		if err != nil {
 			j.log.Warn().Err(err).Str("session", session).Uint64("seq", seq).Msg("skipping damaged snapshot; replaying the journal")
+			continue
+		}
+		if snap != nil && snap.Seq >= st.Seq {
+			st = snap
 		}
 	}
 	return st
