@@ -25,9 +25,9 @@
 //	}
 //
 // Session.Submit runs a turn and returns its *TurnResult instead of
-// streaming it. NewInMemory starts a runtime that keeps its journals
-// (memory.MemoryJournal) and session memory in process memory, for tests
-// and examples. No protoactor type appears in this API.
+// streaming it. NewInMemory starts a runtime that keeps its journals in
+// process memory (memory.MemoryJournal) and opens no store, for tests and
+// examples. No protoactor type appears in this API.
 //
 // # Sessions
 //

@@ -12,9 +12,9 @@ import (
 )
 
 // TestNewInMemory_JournalsInMemory runs a turn on an in-memory runtime:
-// its journal is a memory.MemoryJournal holding the turn (the turn read
-// the session memory of the in-memory store to layer its prompt), Backup
-// still copies that store, and Shutdown releases the journal.
+// its journal is a memory.MemoryJournal holding the turn, it has no store
+// (Backup says so rather than writing a backup without the journals), and
+// Shutdown releases the journal.
 func TestNewInMemory_JournalsInMemory(t *testing.T) {
 	ctx := t.Context()
 	rt, err := actors.NewInMemory(actors.Config{Provider: scripted.MustNew(textScript("done"), scripted.Options{}), IdleTimeout: -1})
@@ -43,8 +43,8 @@ func TestNewInMemory_JournalsInMemory(t *testing.T) {
 		t.Errorf("journaled state = turn %d, history %+v; want the turn", st.Turn, st.History)
 	}
 	var backup bytes.Buffer
-	if info, err := rt.Backup(ctx, &backup); err != nil || info.Bytes == 0 {
-		t.Errorf("Backup = %+v, %v; want a backup of the in-memory store", info, err)
+	if info, err := rt.Backup(ctx, &backup); !errors.Is(err, actors.ErrNoStore) || backup.Len() != 0 {
+		t.Errorf("Backup = %+v, %v, %d bytes written; want ErrNoStore and nothing written", info, err, backup.Len())
 	}
 	if err := rt.Shutdown(ctx); err != nil {
 		t.Fatal(err)

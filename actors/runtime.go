@@ -215,9 +215,9 @@ func (rt *Runtime) Redactor() *redact.Redactor { return rt.redactor }
 // NewInMemory starts a runtime that keeps everything in process memory,
 // for tests, examples and benchmarks: nothing survives the process. It
 // journals into a memory.MemoryJournal (no Badger, no fsync, no writer
-// goroutine), and keeps session memory in an in-memory Badger store, which
-// is also what Backup copies: a backup of such a runtime holds its session
-// memory, not its journals. cfg's DataDir, Store and Journal must be empty.
+// goroutine) and opens no store: its prompts carry the session memory of
+// Config.SessionMemory when set, and Backup fails with ErrNoStore. cfg's
+// DataDir, Store and Journal must be empty.
 func NewInMemory(cfg Config) (*Runtime, error) {
 	if cfg.DataDir != "" || cfg.Store != nil || cfg.Journal != nil {
 		return nil, configErr("DataDir", "NewInMemory takes no DataDir, Store or Journal")
@@ -310,23 +310,16 @@ func (rt *Runtime) openJournal() error {
 	return nil
 }
 
-// openInMemory opens NewInMemory's journal, in memory, and its store, in
-// memory too, for session memory and Backup.
+// openInMemory opens NewInMemory's journal, in memory. It opens no store:
+// the session memory is Config.SessionMemory's, if any (no tool could
+// write to a store of the runtime's own).
 func (rt *Runtime) openInMemory(opts memory.JournalOptions) error {
 	j, err := memory.NewMemoryJournal(opts)
 	if err != nil {
 		return configErr("Durability", "%v", err)
 	}
-	store, err := memory.Open(memory.Options{InMemory: true, Logger: rt.logger})
-	if err != nil {
-		_ = j.Close()
-		return fmt.Errorf("actors: in-memory store: %w", err)
-	}
-	rt.journal, rt.ownJournal, rt.ownStore = j, j, store
+	rt.journal, rt.ownJournal = j, j
 	rt.sessionMemory = rt.cfg.SessionMemory
-	if rt.sessionMemory == nil {
-		rt.sessionMemory = memory.NewSessionMemory(store, memory.SessionMemoryOptions{})
-	}
 	return nil
 }
 
