@@ -124,8 +124,11 @@ func BenchmarkRecovery(b *testing.B) {
 
 // idleHeapProfiles names the directory BenchmarkIdleSessions and
 // BenchmarkIdleSessions_InMemory write their heap profiles to, one per
-// runtime, phase and session count, taken while the sessions are idle
-// (-test.memprofile is written after the runtimes have shut down).
+// runtime, phase and session count: before the sessions are opened
+// (*-baseline) and while they are idle, so that `go tool pprof
+// -diff_base` shows what the sessions hold (-test.memprofile is written
+// after the runtimes have shut down). Set -test.memprofilerate low
+// (4096) for a fine attribution.
 var idleHeapProfiles = flag.String("idle.heapprofiles", "", "write heap profiles of idle sessions into this directory")
 
 // idleProfiler returns an IdleConfig.atIdle that writes a heap profile

@@ -45,10 +45,12 @@ type IdleConfig struct {
 	// 100 (20); it is capped at the session count.
 	Reactivated int
 
-	// atIdle, when set, is called once every session of a runtime is idle
-	// and garbage has been collected, just before memory is read, with
-	// the phase ("live" or "passivated") and the session count: the
-	// benchmarks write heap profiles there.
+	// atIdle, when set, is called with the session count just before
+	// memory is read, after a garbage collection: with phase
+	// "live-baseline" or "passivated-baseline" before the sessions are
+	// opened, and "live" or "passivated" once every session is idle. The
+	// benchmarks write heap profiles there, to be compared with pprof's
+	// -diff_base.
 	atIdle func(phase string, n int)
 }
 
@@ -214,6 +216,9 @@ func idleMeasure(ctx context.Context, rt *actors.Runtime, n int, cfg IdleConfig,
 		}
 	}
 	settle()
+	if cfg.atIdle != nil {
+		cfg.atIdle(phase+"-baseline", n)
+	}
 	rss0, heap0, g0 := rss(), heapLive(), runtime.NumGoroutine()
 
 	ids := make([]string, n)

@@ -23,7 +23,8 @@ func TestIdleSessions_Plumbing(t *testing.T) {
 	if res.TurnsPerSession != 5 || res.MessagesPerSession != 10 || res.IdleTimeoutMillis != 20 || len(res.Rows) != len(counts) {
 		t.Fatalf("result: %+v", res)
 	}
-	if want := []string{"live/8", "passivated/8", "live/24", "passivated/24"}; !slices.Equal(phases, want) {
+	if want := []string{"live-baseline/8", "live/8", "passivated-baseline/8", "passivated/8",
+		"live-baseline/24", "live/24", "passivated-baseline/24", "passivated/24"}; !slices.Equal(phases, want) {
 		t.Errorf("memory read at %v, want %v", phases, want)
 	}
 	for i, r := range res.Rows {
