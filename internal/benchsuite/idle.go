@@ -44,6 +44,13 @@ type IdleConfig struct {
 	// turn, to check that each is answered from its journal. Zero means
 	// 100 (20); it is capped at the session count.
 	Reactivated int
+	// Quiet is how long the sessions are left idle (once passivated, in
+	// the passivated run) before memory is read, so that what the store
+	// keeps only while it is being written goes: Badger pools the buffers
+	// of the tables it built from its memtables and frees one every two
+	// seconds without a new table, up to eight. Zero means 20 s (none);
+	// negative means none.
+	Quiet time.Duration
 
 	// atIdle, when set, is called with the session count just before
 	// memory is read, after a garbage collection: with phase
@@ -64,6 +71,7 @@ func (c IdleConfig) withDefaults(quick bool) IdleConfig {
 	c.IdleTimeout = cmp.Or(c.IdleTimeout, 200*time.Millisecond)
 	c.Workers = cmp.Or(c.Workers, 32)
 	c.Reactivated = orDefault(c.Reactivated, 100, 20, quick)
+	c.Quiet = orDefault(c.Quiet, 20*time.Second, -1, quick)
 	return c
 }
 
@@ -75,6 +83,9 @@ type IdleResult struct {
 	MessagesPerSession int `json:"messages_per_session"`
 	// IdleTimeoutMillis is the idle timeout of the passivated run.
 	IdleTimeoutMillis float64 `json:"idle_timeout_ms"`
+	// QuietSeconds is how long the idle sessions were left before memory
+	// was read (IdleConfig.Quiet; 0 for none).
+	QuietSeconds float64 `json:"quiet_s"`
 	// Rows hold one result per session count.
 	Rows []IdleCount `json:"counts"`
 }
@@ -127,14 +138,14 @@ type IdleMemory struct {
 // (every turn: a user message and a text reply): one that never passivates
 // a session, and one with IdleTimeout set. On both, every session runs
 // IdleTurns turns (Workers sessions at a time) and is then left idle; the
-// first runtime's memory is read at once, the second's once the runtime
-// lists no active session. Then Reactivated of the passivated sessions
+// first runtime's memory is read after Quiet, the second's Quiet after the
+// runtime lists no active session. Then Reactivated of the passivated sessions
 // are given one more turn each, which must be answered with the session's
 // whole history replayed from the journal.
 func IdleSessions(ctx context.Context, cfg IdleConfig) (*IdleResult, error) {
 	cfg = cfg.withDefaults(false)
 	res := &IdleResult{TurnsPerSession: IdleTurns, MessagesPerSession: 2 * IdleTurns,
-		IdleTimeoutMillis: millis(cfg.IdleTimeout)}
+		IdleTimeoutMillis: millis(cfg.IdleTimeout), QuietSeconds: max(cfg.Quiet, 0).Seconds()}
 	model, err := scripted.New(noteScript(), scripted.Options{})
 	if err != nil {
 		return nil, err
@@ -263,6 +274,15 @@ func idleMeasure(ctx context.Context, rt *actors.Runtime, n int, cfg IdleConfig,
 		}
 		run.passivation = time.Since(start)
 	}
+	if cfg.Quiet > 0 {
+		// The measure is of sessions left idle for this long: a
+		// duration, not a wait for an event.
+		select {
+		case <-time.After(cfg.Quiet):
+		case <-ctx.Done():
+			return run, ctx.Err()
+		}
+	}
 	settle()
 	if cfg.atIdle != nil {
 		cfg.atIdle(phase, n)
@@ -350,7 +370,8 @@ func (r *IdleResult) Table() Table {
 			"live: the runtime never passivates (IdleTimeout -1), every session's actor stays resident;",
 			fmt.Sprintf("passivated: IdleTimeout %s, read once the runtime lists no active session; passivation is the wait from the last turn's end;", fmtFloat(r.IdleTimeoutMillis, 0)+" ms"),
 			"reactivated: passivated sessions given one more turn, each answered by a new activation with its whole history replayed from the journal;",
-			"each figure is the growth of the process over the same runtime before the sessions were opened, after a GC and a return of freed memory to the OS.",
+			fmt.Sprintf("memory is read after the sessions were left idle %s s (Badger frees the buffers of the tables it built while written to), then a GC and a return of freed memory to the OS;", fmtFloat(r.QuietSeconds, 0)),
+			"each figure is the growth of the process over the same runtime before the sessions were opened, divided by the session count.",
 		},
 	}
 	for _, row := range r.Rows {

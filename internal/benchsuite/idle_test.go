@@ -14,13 +14,13 @@ import (
 func TestIdleSessions_Plumbing(t *testing.T) {
 	counts := []int{8, 24}
 	var phases []string
-	cfg := IdleConfig{Dir: t.TempDir(), Counts: counts, IdleTimeout: 20 * time.Millisecond, Workers: 4, Reactivated: 5,
+	cfg := IdleConfig{Dir: t.TempDir(), Counts: counts, IdleTimeout: 20 * time.Millisecond, Workers: 4, Reactivated: 5, Quiet: -1,
 		atIdle: func(phase string, n int) { phases = append(phases, phase+"/"+itoa(n)) }}
 	res, err := IdleSessions(t.Context(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.TurnsPerSession != 5 || res.MessagesPerSession != 10 || res.IdleTimeoutMillis != 20 || len(res.Rows) != len(counts) {
+	if res.TurnsPerSession != 5 || res.MessagesPerSession != 10 || res.IdleTimeoutMillis != 20 || res.QuietSeconds != 0 || len(res.Rows) != len(counts) {
 		t.Fatalf("result: %+v", res)
 	}
 	if want := []string{"live-baseline/8", "live/8", "passivated-baseline/8", "passivated/8",

@@ -19,7 +19,7 @@ func tiny(t *testing.T) Options {
 		Journal:      JournalConfig{Writers: 4, Phase: 30 * time.Millisecond, Rounds: 2},
 		Retrieval:    RetrievalConfig{Pages: 300, Queries: 40, BaselineQueries: 10},
 		Recovery:     RecoveryConfig{Sessions: 20, Turns: 2, Workers: 4, Rounds: 2},
-		IdleSessions: IdleConfig{Counts: []int{10}, IdleTimeout: 20 * time.Millisecond, Workers: 4, Reactivated: 3},
+		IdleSessions: IdleConfig{Counts: []int{10}, IdleTimeout: 20 * time.Millisecond, Workers: 4, Reactivated: 3, Quiet: -1},
 	}
 }
 
