@@ -123,6 +123,10 @@ type IdleMemory struct {
 	// RSSPerSession is the growth of the resident set size (VmRSS),
 	// divided by the session count; 0 where /proc is not available.
 	RSSPerSession float64 `json:"rss_per_session_bytes"`
+	// FileRSSPerSession is the part of RSSPerSession that maps files
+	// (RssFile: Badger's memtable logs and tables), which the kernel may
+	// drop under memory pressure and read again.
+	FileRSSPerSession float64 `json:"file_rss_per_session_bytes"`
 	// HeapPerSession is the growth of the live Go heap, divided by the
 	// session count.
 	HeapPerSession float64 `json:"heap_per_session_bytes"`
@@ -230,7 +234,7 @@ func idleMeasure(ctx context.Context, rt *actors.Runtime, n int, cfg IdleConfig,
 	if cfg.atIdle != nil {
 		cfg.atIdle(phase+"-baseline", n)
 	}
-	rss0, heap0, g0 := rss(), heapLive(), runtime.NumGoroutine()
+	rss0, file0, heap0, g0 := rss(), rssFile(), heapLive(), runtime.NumGoroutine()
 
 	ids := make([]string, n)
 	for i := range ids {
@@ -287,10 +291,11 @@ func idleMeasure(ctx context.Context, rt *actors.Runtime, n int, cfg IdleConfig,
 	if cfg.atIdle != nil {
 		cfg.atIdle(phase, n)
 	}
-	rss1, heap1, g1 := rss(), heapLive(), runtime.NumGoroutine()
+	rss1, file1, heap1, g1 := rss(), rssFile(), heapLive(), runtime.NumGoroutine()
 	run.mem = IdleMemory{
 		Active:               len(rt.Sessions()),
 		RSSPerSession:        (float64(rss1) - float64(rss0)) / float64(n),
+		FileRSSPerSession:    (float64(file1) - float64(file0)) / float64(n),
 		HeapPerSession:       (float64(heap1) - float64(heap0)) / float64(n),
 		GoroutinesPerSession: float64(g1-g0) / float64(n),
 	}
@@ -364,11 +369,12 @@ func waitPassivated(ctx context.Context, rt *actors.Runtime, idle time.Duration)
 func (r *IdleResult) Table() Table {
 	t := Table{
 		Title: fmt.Sprintf("idle sessions (history of %d messages, journal on disk with batch durability, in-process scripted model)", r.MessagesPerSession),
-		Columns: []string{"sessions", "RSS / session, live", "heap / session, live", "goroutines / session, live",
-			"RSS / session, passivated", "heap / session, passivated", "passivation", "reactivated", "p50 reactivated turn"},
+		Columns: []string{"sessions", "RSS / session, live", "of it files", "heap / session, live", "goroutines / session, live",
+			"RSS / session, passivated", "of it files", "heap / session, passivated", "passivation", "reactivated", "p50 reactivated turn"},
 		Notes: []string{
 			"live: the runtime never passivates (IdleTimeout -1), every session's actor stays resident;",
 			fmt.Sprintf("passivated: IdleTimeout %s, read once the runtime lists no active session; passivation is the wait from the last turn's end;", fmtFloat(r.IdleTimeoutMillis, 0)+" ms"),
+			"of it files: the part of the RSS that maps files (RssFile: Badger's memtable logs and tables), which the kernel may drop and read again;",
 			"reactivated: passivated sessions given one more turn, each answered by a new activation with its whole history replayed from the journal;",
 			fmt.Sprintf("memory is read after the sessions were left idle %s s (Badger frees the buffers of the tables it built while written to), then a GC and a return of freed memory to the OS;", fmtFloat(r.QuietSeconds, 0)),
 			"each figure is the growth of the process over the same runtime before the sessions were opened, divided by the session count.",
@@ -376,8 +382,8 @@ func (r *IdleResult) Table() Table {
 	}
 	for _, row := range r.Rows {
 		t.Rows = append(t.Rows, []string{fmtInt(row.Sessions),
-			fmtKiB(row.Live.RSSPerSession), fmtKiB(row.Live.HeapPerSession), fmtFloat(row.Live.GoroutinesPerSession, 1),
-			fmtKiB(row.Passivated.RSSPerSession), fmtKiB(row.Passivated.HeapPerSession),
+			fmtKiB(row.Live.RSSPerSession), fmtKiB(row.Live.FileRSSPerSession), fmtKiB(row.Live.HeapPerSession), fmtFloat(row.Live.GoroutinesPerSession, 1),
+			fmtKiB(row.Passivated.RSSPerSession), fmtKiB(row.Passivated.FileRSSPerSession), fmtKiB(row.Passivated.HeapPerSession),
 			fmtFloat(row.PassivationMillis, 0) + " ms", fmtInt(row.Reactivated), fmtFloat(row.ReactivatedP50Millis, 2) + " ms"})
 	}
 	return t

@@ -54,3 +54,15 @@ func TestIdleSessions_Plumbing(t *testing.T) {
 		t.Errorf("table: %d rows of %d cells for %d columns", len(tab.Rows), len(tab.Rows[0]), len(tab.Columns))
 	}
 }
+
+// TestRSSFile: the file-backed part of the RSS is read, and is a part of
+// it (the test binary's own code is a mapped file).
+func TestRSSFile(t *testing.T) {
+	total := rss()
+	if total == 0 {
+		t.Skip("/proc/self/status has no VmRSS on this system")
+	}
+	if f := rssFile(); f == 0 || f > total {
+		t.Errorf("RssFile %d B, want above 0 and at most VmRSS %d B", f, total)
+	}
+}
