@@ -376,9 +376,13 @@ func (r *IdleResult) Table() Table {
 			fmt.Sprintf("passivated: IdleTimeout %s, read once the runtime lists no active session; passivation is the wait from the last turn's end;", fmtFloat(r.IdleTimeoutMillis, 0)+" ms"),
 			"of it files: the part of the RSS that maps files (RssFile: Badger's memtable logs and tables), which the kernel may drop and read again;",
 			"reactivated: passivated sessions given one more turn, each answered by a new activation with its whole history replayed from the journal;",
-			fmt.Sprintf("memory is read after the sessions were left idle %s s (Badger frees the buffers of the tables it built while written to), then a GC and a return of freed memory to the OS;", fmtFloat(r.QuietSeconds, 0)),
-			"each figure is the growth of the process over the same runtime before the sessions were opened, divided by the session count.",
+			"each figure is the growth of the process over the same runtime before the sessions were opened, divided by the session count,",
 		},
+	}
+	if r.QuietSeconds > 0 {
+		t.Notes = append(t.Notes, fmt.Sprintf("read after the sessions were left idle %s s (Badger frees the buffers of the tables it built meanwhile), a GC and a return of freed memory to the OS.", fmtFloat(r.QuietSeconds, 0)))
+	} else {
+		t.Notes = append(t.Notes, "read at once after a GC and a return of freed memory to the OS: Badger's pooled table-builder buffers may still be counted.")
 	}
 	for _, row := range r.Rows {
 		t.Rows = append(t.Rows, []string{fmtInt(row.Sessions),
