@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"os"
 	"runtime"
-	"sync"
 	"time"
 
 	"github.com/agcore/agcore/actors"
@@ -240,12 +239,15 @@ func idleMeasure(ctx context.Context, rt *actors.Runtime, n int, cfg IdleConfig,
 	for i := range ids {
 		ids[i] = fmt.Sprintf("idle-%05d", i)
 	}
-	sample := make(map[string]*actors.Session, min(cfg.Reactivated, n))
-	for _, id := range ids[:min(cfg.Reactivated, n)] {
-		sample[id] = nil
+	// The first Reactivated sessions are the sample checked after
+	// passivation; index is read-only while the turns run, and each
+	// worker writes only its session's slots.
+	sample := make([]*actors.Session, min(cfg.Reactivated, n))
+	activations := make([]uint64, len(sample))
+	index := make(map[string]int, len(sample))
+	for i, id := range ids[:len(sample)] {
+		index[id] = i
 	}
-	activations := make(map[string]uint64, len(sample))
-	var mu sync.Mutex
 	err = forEach(ids, cfg.Workers, func(id string) error {
 		s, err := rt.Open(ctx, id)
 		if err != nil {
@@ -256,16 +258,15 @@ func idleMeasure(ctx context.Context, rt *actors.Runtime, n int, cfg IdleConfig,
 				return err
 			}
 		}
-		if _, ok := sample[id]; !ok {
+		i, ok := index[id]
+		if !ok {
 			return nil
 		}
 		st, err := s.Status(ctx)
 		if err != nil {
 			return err
 		}
-		mu.Lock()
-		sample[id], activations[id] = s, st.Activation
-		mu.Unlock()
+		sample[i], activations[i] = s, st.Activation
 		return nil
 	})
 	if err != nil {
@@ -302,8 +303,8 @@ func idleMeasure(ctx context.Context, rt *actors.Runtime, n int, cfg IdleConfig,
 	if !passivate {
 		return run, nil
 	}
-	for _, id := range ids[:len(sample)] {
-		d, err := reactivate(ctx, sample[id], activations[id])
+	for i, s := range sample {
+		d, err := reactivate(ctx, s, activations[i])
 		if err != nil {
 			return run, err
 		}
