@@ -40,6 +40,10 @@ Workloads (--only takes a comma-separated list of them):
                  --quick), against an exhaustive search
   recovery       restart and resume 1,000 sessions (200 with --quick),
                  against loading their journals directly
+  idle-sessions  RSS and heap per idle session (10-message history, journal
+                 on disk) at 1,000 and 10,000 sessions (200 and 1,000 with
+                 --quick), resident and passivated, and a turn on passivated
+                 sessions
 
 The full run takes several minutes; --quick takes under a minute. Data
 directories are created under --dir and removed afterwards.`,

@@ -36,6 +36,7 @@ func TestBench_Usage(t *testing.T) {
 		{"unknown workload", []string{"--only", "journal,warp-drive"}, true, ""},
 		{"positional argument", []string{"journal"}, true, ""},
 		{"help lists the workloads", []string{"--help"}, false, "turn-overhead"},
+		{"help lists the idle-sessions workload", []string{"--help"}, false, "idle-sessions  RSS and heap per idle session"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

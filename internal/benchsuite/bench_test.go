@@ -1,6 +1,15 @@
 package benchsuite
 
-import "testing"
+import (
+	"flag"
+	"os"
+	"path/filepath"
+	"runtime/pprof"
+	"testing"
+
+	"github.com/agcore/agcore/actors"
+	"github.com/agcore/agcore/providers/scripted"
+)
 
 // The benchmarks run the workloads of `agcore bench` under `go test
 // -bench`. Each runs its workload (baseline included) once per iteration
@@ -111,4 +120,89 @@ func BenchmarkRecovery(b *testing.B) {
 	b.ReportMetric(res.BaselineMillis, "baseline-ms")
 	b.ReportMetric(res.Ratio, "ratio")
 	b.ReportMetric(res.SessionsPerSecond, "sessions/s")
+}
+
+// idleHeapProfiles names the directory BenchmarkIdleSessions and
+// BenchmarkIdleSessions_InMemory write their heap profiles to, one per
+// runtime, phase and session count: before the sessions are opened
+// (*-baseline) and while they are idle, so that `go tool pprof
+// -diff_base` shows what the sessions hold (-test.memprofile is written
+// after the runtimes have shut down). Set -test.memprofilerate low
+// (4096) for a fine attribution.
+var idleHeapProfiles = flag.String("idle.heapprofiles", "", "write heap profiles of idle sessions into this directory")
+
+// idleProfiler returns an IdleConfig.atIdle that writes a heap profile
+// named after kind into *idleHeapProfiles, or nil when the flag is not set.
+func idleProfiler(b *testing.B, kind string) func(phase string, n int) {
+	if *idleHeapProfiles == "" {
+		return nil
+	}
+	return func(phase string, n int) {
+		name := filepath.Join(*idleHeapProfiles, "idle-"+kind+"-"+phase+"-"+itoa(n)+".pb.gz")
+		f, err := os.Create(name)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer f.Close()
+		if err := pprof.Lookup("heap").WriteTo(f, 0); err != nil {
+			b.Fatal(err)
+		}
+		b.Logf("heap profile of %d %s idle sessions (%s): %s", n, phase, kind, name)
+	}
+}
+
+// BenchmarkIdleSessions: RSS and heap per idle session with a 10-message
+// history and the journal on disk, resident and passivated.
+func BenchmarkIdleSessions(b *testing.B) {
+	var res *IdleResult
+	for b.Loop() {
+		cfg := IdleConfig{Dir: b.TempDir(), atIdle: idleProfiler(b, "disk")}.withDefaults(benchQuick())
+		var err error
+		if res, err = IdleSessions(b.Context(), cfg); err != nil {
+			b.Fatal(err)
+		}
+	}
+	for _, row := range res.Rows {
+		n := itoa(row.Sessions)
+		b.ReportMetric(row.Live.RSSPerSession, "live-rss-B/session-"+n)
+		b.ReportMetric(row.Live.HeapPerSession, "live-heap-B/session-"+n)
+		b.ReportMetric(row.Live.FileRSSPerSession, "live-file-rss-B/session-"+n)
+		b.ReportMetric(row.Passivated.RSSPerSession, "passivated-rss-B/session-"+n)
+		b.ReportMetric(row.Passivated.FileRSSPerSession, "passivated-file-rss-B/session-"+n)
+		b.ReportMetric(row.Passivated.HeapPerSession, "passivated-heap-B/session-"+n)
+		b.ReportMetric(row.PassivationMillis, "passivation-ms-"+n)
+		b.ReportMetric(row.ReactivatedP50Millis, "reactivated-p50-ms-"+n)
+	}
+}
+
+// BenchmarkIdleSessions_InMemory: the live side of BenchmarkIdleSessions
+// on an actors.NewInMemory runtime, whose store keeps the journal in
+// memory, to set beside the journal on disk (with -idle.heapprofiles).
+func BenchmarkIdleSessions_InMemory(b *testing.B) {
+	cfg := IdleConfig{atIdle: idleProfiler(b, "inmemory")}.withDefaults(benchQuick())
+	model, err := scripted.New(noteScript(), scripted.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	rows := make(map[int]IdleMemory)
+	for b.Loop() {
+		for _, n := range cfg.Counts {
+			rt, err := actors.NewInMemory(actors.Config{Provider: model, IdleTimeout: -1, Compaction: actors.Compaction{Disabled: true}})
+			if err != nil {
+				b.Fatal(err)
+			}
+			run, err := idleMeasure(b.Context(), rt, n, cfg, false)
+			if serr := rt.Shutdown(b.Context()); err == nil {
+				err = serr
+			}
+			if err != nil {
+				b.Fatal(err)
+			}
+			rows[n] = run.mem
+		}
+	}
+	for n, m := range rows {
+		b.ReportMetric(m.RSSPerSession, "live-rss-B/session-"+itoa(n))
+		b.ReportMetric(m.HeapPerSession, "live-heap-B/session-"+itoa(n))
+	}
 }

@@ -22,7 +22,11 @@
 //   - retrieval: knowledge queries over a generated corpus of pages, against
 //     an exhaustive search of the same index;
 //   - recovery: reopening a runtime and resuming every session of its data
-//     directory, against loading the same journals without a runtime.
+//     directory, against loading the same journals without a runtime;
+//   - idle-sessions: the RSS and live heap per idle session with a
+//     10-message history and the journal on disk, every actor resident
+//     and once the runtime has passivated them, and a turn on passivated
+//     sessions, answered from their journals.
 //
 // Run runs a selection of them and gathers a Report, which renders as text
 // tables (Report.WriteText) or JSON.

@@ -86,6 +86,11 @@ func settle() {
 // /proc is not available.
 func rss() uint64 { return parseKB(procField("/proc/self/status", "VmRSS")) }
 
+// rssFile returns the file-backed part of the resident set size (RssFile:
+// mapped files such as Badger's memtable logs and tables, which the kernel
+// may drop and read again), or 0 where /proc is not available.
+func rssFile() uint64 { return parseKB(procField("/proc/self/status", "RssFile")) }
+
 // peakRSS returns the high-water mark of the resident set size (VmHWM), or
 // 0 where /proc is not available.
 func peakRSS() uint64 { return parseKB(procField("/proc/self/status", "VmHWM")) }

@@ -31,6 +31,8 @@ type Report struct {
 	Retrieval *RetrievalResult `json:"retrieval,omitempty"`
 	// Recovery is the recovery result, nil when it did not run.
 	Recovery *RecoveryResult `json:"recovery,omitempty"`
+	// IdleSessions is the idle-sessions result, nil when it did not run.
+	IdleSessions *IdleResult `json:"idle_sessions,omitempty"`
 }
 
 // Table is a result laid out for reading.
@@ -66,6 +68,9 @@ func (r *Report) Tables() []Table {
 	}
 	if r.Recovery != nil {
 		ts = append(ts, r.Recovery.Table())
+	}
+	if r.IdleSessions != nil {
+		ts = append(ts, r.IdleSessions.Table())
 	}
 	return ts
 }

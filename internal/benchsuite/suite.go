@@ -18,11 +18,12 @@ const (
 	WorkloadJournal      = "journal"
 	WorkloadRetrieval    = "retrieval"
 	WorkloadRecovery     = "recovery"
+	WorkloadIdleSessions = "idle-sessions"
 )
 
 // Workloads returns the workload names in the order Run runs them.
 func Workloads() []string {
-	return []string{WorkloadTurnOverhead, WorkloadFanOut, WorkloadSessions, WorkloadJournal, WorkloadRetrieval, WorkloadRecovery}
+	return []string{WorkloadTurnOverhead, WorkloadFanOut, WorkloadSessions, WorkloadJournal, WorkloadRetrieval, WorkloadRecovery, WorkloadIdleSessions}
 }
 
 // Options configures Run. The zero value runs every workload in its full
@@ -56,6 +57,9 @@ type Options struct {
 	// Recovery sizes the recovery workload; zero means defaults. Its Dir
 	// defaults to Options.Dir.
 	Recovery RecoveryConfig
+	// IdleSessions sizes the idle-sessions workload; zero means defaults.
+	// Its Dir defaults to Options.Dir.
+	IdleSessions IdleConfig
 }
 
 // Run runs the selected workloads one after the other and returns their
@@ -101,6 +105,12 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 			cfg := opts.Recovery.withDefaults(q)
 			cfg.Dir = cmp.Or(cfg.Dir, opts.Dir)
 			rep.Recovery, err = Recovery(ctx, cfg)
+			return err
+		}},
+		{WorkloadIdleSessions, func() (err error) {
+			cfg := opts.IdleSessions.withDefaults(q)
+			cfg.Dir = cmp.Or(cfg.Dir, opts.Dir)
+			rep.IdleSessions, err = IdleSessions(ctx, cfg)
 			return err
 		}},
 	}

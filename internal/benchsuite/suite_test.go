@@ -19,6 +19,7 @@ func tiny(t *testing.T) Options {
 		Journal:      JournalConfig{Writers: 4, Phase: 30 * time.Millisecond, Rounds: 2},
 		Retrieval:    RetrievalConfig{Pages: 300, Queries: 40, BaselineQueries: 10},
 		Recovery:     RecoveryConfig{Sessions: 20, Turns: 2, Workers: 4, Rounds: 2},
+		IdleSessions: IdleConfig{Counts: []int{10}, IdleTimeout: 20 * time.Millisecond, Workers: 4, Reactivated: 3, Quiet: -1},
 	}
 }
 
@@ -103,11 +104,16 @@ func TestRun_Smoke(t *testing.T) {
 	}
 	positive("recovery", rc.RecoveryMillis, rc.BaselineMillis, rc.Ratio, rc.SessionsPerSecond)
 
+	is := rep.IdleSessions
+	if is == nil || len(is.Rows) != 1 || is.Rows[0].Sessions != 10 || is.Rows[0].Reactivated != 3 || is.Rows[0].Passivated.Active != 0 {
+		t.Fatalf("idle sessions: %+v", is)
+	}
+
 	var text bytes.Buffer
 	if err := rep.WriteText(&text); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"machine: go1.", "turn overhead", "fan-out", "concurrent sessions", "journal appends", "knowledge retrieval", "recovery after a restart"} {
+	for _, want := range []string{"machine: go1.", "turn overhead", "fan-out", "concurrent sessions", "journal appends", "knowledge retrieval", "recovery after a restart", "idle sessions"} {
 		if !strings.Contains(text.String(), want) {
 			t.Errorf("text report lacks %q:\n%s", want, text.String())
 		}
@@ -119,6 +125,9 @@ func TestRun_Smoke(t *testing.T) {
 	var back Report
 	if err := json.Unmarshal(js.Bytes(), &back); err != nil {
 		t.Fatal(err)
+	}
+	if back.IdleSessions == nil || back.IdleSessions.Rows[0] != is.Rows[0] {
+		t.Errorf("JSON round trip lost the idle-sessions result: %s", js.String())
 	}
 	if back.Journal == nil || back.Journal.BatchOverSync != j.BatchOverSync {
 		t.Errorf("JSON round trip lost the journal result: %s", js.String())
