@@ -127,6 +127,8 @@ type toolProgress struct {
 	gen      uint64
 	callID   string
 	progress toolsys.Progress
+	// latch counts the call's reports in the mailbox (see progressLatch).
+	latch *progressLatch
 }
 
 // compactDone carries the compactor's answer.

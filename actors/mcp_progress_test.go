@@ -118,3 +118,56 @@ func TestRuntime_ProgressIsRedacted(t *testing.T) {
 		t.Errorf("ToolProgress events %+v, want one with the key masked", got)
 	}
 }
+
+// floodTool reports n progress messages as fast as it can, then returns.
+type floodTool struct {
+	funcTool
+	n int
+}
+
+func (f *floodTool) Execute(_ context.Context, _ json.RawMessage, tc *toolsys.Context) (toolsys.Result, error) {
+	for i := 1; i <= f.n; i++ {
+		tc.ReportProgress(toolsys.Progress{Progress: float64(i), Total: float64(f.n)})
+	}
+	return toolsys.Result{Content: "flooded"}, nil
+}
+
+// TestRuntime_ProgressFloodKeepsOrderAndTheLatest runs a tool that reports
+// progress far faster than a stream can show it: the turn completes, the
+// reports shown only grow, and the last one shown before ToolFinished is
+// the tool's last report (the ones skipped under the flood are
+// intermediate ones).
+func TestRuntime_ProgressFloodKeepsOrderAndTheLatest(t *testing.T) {
+	const n = 20_000
+	tool := &floodTool{funcTool: funcTool{name: "flood", perm: toolsys.PermReadOnly}, n: n}
+	f := newFixture(t, toolScript("done", scripted.ToolCall{Name: "flood", Arguments: `{}`}), []toolsys.Tool{tool}, nil)
+	var shown []float64
+	var finished bool
+	for ev, err := range f.sess.Stream(t.Context(), messages.UserText("go")) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch e := ev.(type) {
+		case messages.ToolProgress:
+			if finished {
+				t.Fatalf("ToolProgress %v after ToolFinished", e.Progress)
+			}
+			shown = append(shown, e.Progress)
+		case messages.ToolFinished:
+			finished = true
+		case messages.TurnEnded:
+			if e.Outcome != messages.OutcomeCompleted {
+				t.Fatalf("turn ended %s: %s", e.Outcome, e.Reason)
+			}
+		}
+	}
+	if len(shown) == 0 || shown[len(shown)-1] != n {
+		t.Fatalf("%d reports shown, the last %v; want the last to be %d", len(shown), shown[len(shown)-1:], n)
+	}
+	for i := 1; i < len(shown); i++ {
+		if shown[i] <= shown[i-1] {
+			t.Fatalf("report %v shown after %v", shown[i], shown[i-1])
+		}
+	}
+	t.Logf("%d of %d reports shown", len(shown), n)
+}
