@@ -45,6 +45,20 @@ func BenchmarkDispatchTyped(b *testing.B) {
 			}
 		}
 	})
+	// The runtime calls with an approver of its own in the context (the
+	// session records approvals): a read-only call the mode admits still
+	// never reaches it.
+	actx := WithApprover(ctx, ApproverFunc(func(context.Context, ApprovalRequest) (Approval, error) {
+		return Approval{}, nil
+	}))
+	b.Run("RegistryApproverInContext", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if res, err := r.Call(actx, "noop", benchArgs, tc); err != nil || res.IsError {
+				b.Fatal(res, err)
+			}
+		}
+	})
 	tool := Bridge[noopParams](noopTool{})
 	b.Run("Bridge", func(b *testing.B) {
 		b.ReportAllocs()
