@@ -69,3 +69,40 @@ func BenchmarkDispatchTyped(b *testing.B) {
 		}
 	})
 }
+
+type nestedParams struct {
+	Path  string       `json:"path"`
+	Lines []noopParams `json:"lines"`
+}
+
+// BenchmarkDecode measures a typed tool's argument decoding: parse,
+// normalise, validate and store into the parameter struct. Flat parameters
+// are stored from the parsed document; nested ones are decoded from the
+// JSON a second time.
+func BenchmarkDecode(b *testing.B) {
+	flat, err := NewDecoder[noopParams]()
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("Flat", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := flat.Decode(benchArgs); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	nested, err := NewDecoder[nestedParams]()
+	if err != nil {
+		b.Fatal(err)
+	}
+	args := json.RawMessage(`{"path":"src","lines":[` + string(benchArgs) + `]}`)
+	b.Run("Nested", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := nested.Decode(args); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
