@@ -45,12 +45,63 @@ func BenchmarkDispatchTyped(b *testing.B) {
 			}
 		}
 	})
+	// The runtime calls with an approver of its own in the context (the
+	// session records approvals): a read-only call the mode admits still
+	// never reaches it.
+	actx := WithApprover(ctx, ApproverFunc(func(context.Context, ApprovalRequest) (Approval, error) {
+		return Approval{}, nil
+	}))
+	b.Run("RegistryApproverInContext", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if res, err := r.Call(actx, "noop", benchArgs, tc); err != nil || res.IsError {
+				b.Fatal(res, err)
+			}
+		}
+	})
 	tool := Bridge[noopParams](noopTool{})
 	b.Run("Bridge", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
 			if res, err := tool.Execute(ctx, benchArgs, tc); err != nil || res.IsError {
 				b.Fatal(res, err)
+			}
+		}
+	})
+}
+
+type nestedParams struct {
+	Path  string       `json:"path"`
+	Lines []noopParams `json:"lines"`
+}
+
+// BenchmarkDecode measures a typed tool's argument decoding: parse,
+// normalise, validate and store into the parameter struct. Flat parameters
+// are stored from the parsed document; nested ones are decoded from the
+// JSON a second time.
+func BenchmarkDecode(b *testing.B) {
+	flat, err := NewDecoder[noopParams]()
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("Flat", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := flat.Decode(benchArgs); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	nested, err := NewDecoder[nestedParams]()
+	if err != nil {
+		b.Fatal(err)
+	}
+	args := json.RawMessage(`{"path":"src","lines":[` + string(benchArgs) + `]}`)
+	b.Run("Nested", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := nested.Decode(args); err != nil {
+				b.Fatal(err)
 			}
 		}
 	})

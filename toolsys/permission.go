@@ -309,6 +309,20 @@ func (p *Permissions) usesSubject() bool {
 	return len(p.hooks) > 0 || len(p.deny) > 0 || len(p.allow) > 0 || p.approver != nil
 }
 
+// mayAsk reports whether a call that needs perm reaches the approver when
+// no hook or rule decides it: the mode neither admits it nor refuses it
+// outright (see Check). Only then does an approver that comes with the
+// call (WithApprover) read its subject.
+func (p *Permissions) mayAsk(perm Permission) bool {
+	switch p.mode {
+	case ModeBypass, ModeReadOnly:
+		return false
+	case ModeAcceptEdits:
+		return perm > PermWrite
+	}
+	return perm > PermReadOnly
+}
+
 // Mode returns the pipeline's mode.
 func (p *Permissions) Mode() Mode { return p.mode }
 

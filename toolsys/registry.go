@@ -438,7 +438,10 @@ func (r *Registry) dispatch(ctx context.Context, t Tool, args json.RawMessage, t
 	name := t.Name()
 	p := r.cfg.Permissions
 	req := Request{Tool: name, Permission: t.Permission(), Args: args, SessionID: tc.SessionID, CallID: tc.CallID}
-	if p.usesSubject() || ApproverFromContext(ctx) != nil {
+	// The subject costs a parse of the arguments (or the tool's own work):
+	// it is computed only when a hook, a rule or a reachable approver may
+	// read it.
+	if p.usesSubject() || (p.mayAsk(req.Permission) && ApproverFromContext(ctx) != nil) {
 		req.Subject, req.Subjects = subjectOf(t, args, tc)
 	}
 	if err := p.Check(ctx, req); err != nil {
