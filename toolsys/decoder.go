@@ -20,9 +20,6 @@ type Decoder[T any] struct {
 	schema    json.RawMessage
 	validator *Validator
 	required  []string
-	// plan decodes the validated document of a flat T without parsing the
-	// JSON again; nil when T is not flat.
-	plan *docPlan
 }
 
 // NewDecoder reflects T's schema (see ReflectSchema) and compiles its
@@ -38,7 +35,7 @@ func NewDecoder[T any]() (*Decoder[T], error) {
 	if err != nil {
 		return nil, fmt.Errorf("compiling the schema of %s: %w", typeName[T](), err)
 	}
-	return &Decoder[T]{schema: schema, validator: v, required: requiredOf(schema), plan: newDocPlan(reflect.TypeFor[T]())}, nil
+	return &Decoder[T]{schema: schema, validator: v, required: requiredOf(schema)}, nil
 }
 
 // Schema returns T's normalised JSON Schema. Pass it to StrictSchema for
@@ -53,9 +50,6 @@ func (d *Decoder[T]) Decode(raw json.RawMessage) (T, error) {
 	if err != nil {
 		return p, err
 	}
-	// The document holds every member unless a key appeared twice, which
-	// only decoding the JSON itself gets right.
-	whole := d.plan != nil && topLevelMembers(raw) == len(doc)
 	if stripEmpty(doc, d.required) {
 		if raw, err = marshalSorted(doc); err != nil {
 			return p, err
@@ -64,33 +58,6 @@ func (d *Decoder[T]) Decode(raw json.RawMessage) (T, error) {
 	if err := d.validator.validateDoc(doc); err != nil {
 		return p, err
 	}
-	if whole {
-		if p, ok := d.fromDoc(doc); ok {
-			return p, nil
-		}
-	}
-	return d.fromJSON(raw)
-}
-
-// fromDoc stores the validated document doc into a new T (see docPlan).
-func (d *Decoder[T]) fromDoc(doc map[string]any) (T, bool) {
-	var p T
-	dst := reflect.ValueOf(&p).Elem()
-	if dst.Kind() == reflect.Pointer {
-		dst.Set(reflect.New(dst.Type().Elem()))
-		dst = dst.Elem()
-	}
-	if !d.plan.decode(doc, dst) {
-		var zero T
-		return zero, false
-	}
-	return p, true
-}
-
-// fromJSON decodes the validated arguments raw into a new T, rejecting
-// unknown fields.
-func (d *Decoder[T]) fromJSON(raw json.RawMessage) (T, error) {
-	var p T
 	target := any(&p)
 	if rt := reflect.TypeFor[T](); rt.Kind() == reflect.Pointer {
 		// T is a pointer to the struct: decode into a fresh struct.
