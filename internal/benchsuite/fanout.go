@@ -64,7 +64,8 @@ type FanOutSize struct {
 // a user message "fan N" with N calls of a tool that waits ToolTime on a
 // timer, then answers the results with text; the runtime's parallelism
 // limit is raised to the largest N. Every round runs one turn of each size,
-// in an order that rotates from round to round.
+// in an order that rotates from round to round, each turn on a new
+// session.
 func FanOut(ctx context.Context, cfg FanOutConfig) (*FanOutResult, error) {
 	cfg = cfg.withDefaults(false)
 	script := scripted.Script{Stateless: true}
@@ -91,7 +92,12 @@ func FanOut(ctx context.Context, cfg FanOutConfig) (*FanOutResult, error) {
 	}
 	defer func() { _ = rt.Shutdown(context.WithoutCancel(ctx)) }()
 
-	const turnsPerSession = 8
+	// Every turn opens a session of its own: a session reused across
+	// turns would carry its earlier rounds into both model requests of the
+	// next, so that the 64-call turns would send and repair hundreds of
+	// earlier results the 1-call turns do not, which is the cost of a
+	// longer conversation, not of running calls in parallel.
+	const turnsPerSession = 1
 	times := make([][]float64, len(cfg.Calls))  // per size: turn ms per round
 	ratios := make([][]float64, len(cfg.Calls)) // per size: ratio to the baseline per round
 	sessions := make([]*actors.Session, len(cfg.Calls))
