@@ -704,7 +704,8 @@ func (a *sessionActor) refuse(cmd *submitCmd, err error) {
 // handleSubmit applies the turn-id deduplication and the mid-turn policy
 // to a submission.
 func (a *sessionActor) handleSubmit(cmd *submitCmd) {
-	if idx, dup := a.st.TurnIDs[cmd.turnID]; dup {
+	if ref, dup := a.st.TurnIDs[cmd.turnID]; dup {
+		idx := ref.Turn
 		a.dropPending(cmd)
 		if a.turn != nil && a.turn.index == idx {
 			a.attach(cmd.sub, idx)
@@ -768,7 +769,7 @@ type turnFound struct {
 // resubmission of its turn id.
 func (a *sessionActor) findTurn(cmd *submitCmd, idx int) {
 	self, root, rt, id := a.actx.Self(), a.rt.system.Root, a.rt, a.id
-	from := max(a.st.TurnSeqs[cmd.turnID], 1) // 1 for a turn journaled before the index existed
+	from := max(a.st.TurnIDs[cmd.turnID].Seq, 1) // 1 for a turn journaled before the index existed
 	a.after(func() {
 		go func() {
 			ended, err := findTurnEnd(rt.ctx, rt.journal, id, cmd.turnID, idx, from)
@@ -779,7 +780,7 @@ func (a *sessionActor) findTurn(cmd *submitCmd, idx int) {
 
 // findTurnEnd reads how turn turn of session ended from its journal,
 // from the entry at seq from (its UserMessage, which the state's
-// TurnSeqs index names) to the entry that ended it: the entries of that
+// TurnIDs index names) to the entry that ended it: the entries of that
 // turn, however long the session.
 func findTurnEnd(ctx context.Context, j memory.Journal, session, turnID string, turn int, from uint64) (messages.TurnEnded, error) {
 	ended := messages.TurnEnded{EventMeta: messages.EventMeta{Session: session, Turn: turn}, TurnID: turnID}
