@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/rs/zerolog"
@@ -24,9 +25,10 @@ type sessionCarry struct {
 	ref  *sessionRef
 	spec *subSpec // set for a sub-agent session
 
-	// subs are the subscribers of the session's events: the callers of a
-	// turn that resumes after a restart keep following it.
-	subs map[*subscriber]struct{}
+	// subs are the subscribers of the session's events, each once: the
+	// callers of a turn that resumes after a restart keep following it.
+	// Most sessions have none or one, so a slice, not a map (see follow).
+	subs []*subscriber
 	// pending are the submissions received and not yet journaled (or
 	// refused): a restarted actor takes them up again, since the message
 	// that made it fail is not delivered again.
@@ -64,7 +66,35 @@ type sessionCarry struct {
 
 func newCarry(rt *Runtime, ref *sessionRef, spec *subSpec) *sessionCarry {
 	base := rt.gens.Load()
-	return &sessionCarry{ref: ref, spec: spec, subs: make(map[*subscriber]struct{}), gen: base, base: base}
+	return &sessionCarry{ref: ref, spec: spec, gen: base, base: base}
+}
+
+// maxKeptSubs is the largest array of subscribers a session keeps once
+// none is left.
+const maxKeptSubs = 4
+
+// follow adds sub to the session's subscribers, unless it is one already.
+func (c *sessionCarry) follow(sub *subscriber) {
+	if !slices.Contains(c.subs, sub) {
+		c.subs = append(c.subs, sub)
+	}
+}
+
+// unfollow calls drop once for each subscriber, in order, and removes
+// those for which it reports true. An array left empty is released unless
+// it is small enough to keep for the next turn's subscriber.
+func (c *sessionCarry) unfollow(drop func(*subscriber) bool) {
+	kept := c.subs[:0]
+	for _, s := range c.subs {
+		if !drop(s) {
+			kept = append(kept, s)
+		}
+	}
+	clear(c.subs[len(kept):]) // the array must not keep a dropped subscriber
+	c.subs = kept
+	if len(c.subs) == 0 && cap(c.subs) > maxKeptSubs {
+		c.subs = nil
+	}
 }
 
 // sessionActor owns one session: it folds its journal into a State,
@@ -84,19 +114,21 @@ type sessionActor struct {
 	tail uint64
 	// activating is set from start until the flush that ends the
 	// actor's first message, which journals the activation with what
-	// start staged, in one append; tail already counts the activation.
-	activating memory.ActivateAppender
+	// start staged, in one append (the journal is a
+	// memory.ActivateAppender); tail already counts the activation.
+	activating bool
+	compacting bool
 	turn       *turnRun
 	queue      []*submitCmd
 
+	// The maps are made when first written: most sessions never wait
+	// for an approval, a question or a sub-agent.
 	approvals map[string]*approvalWait // pending approvals by call id
 	elicits   map[string]*elicitWait   // pending MCP questions by id
 	live      map[string]*liveSub      // sub-agents that have not reported, by child id
 	waiting   []*spawnReq              // spawns waiting for a sub-agent slot
-	watchers  int                      // subscribers of Watch, as of the last prune
 
-	compacting bool
-	breaker    memory.Breaker
+	breaker memory.Breaker
 	// prompt holds the layers of the system prompt between model calls;
 	// memoryEpoch moves on when its session-memory layer may be stale.
 	prompt      promptLayers
@@ -123,7 +155,15 @@ var _ actor.Actor = (*sessionActor)(nil)
 
 func newSessionActor(rt *Runtime, c *sessionCarry) *sessionActor {
 	return &sessionActor{rt: rt, c: c, id: c.ref.id, log: narrow(rt.logger, "session", c.ref.id),
-		instance: rt.instances.Add(1), live: make(map[string]*liveSub)}
+		instance: rt.instances.Add(1)}
+}
+
+// addLive enters ls among the sub-agents that have not reported.
+func (a *sessionActor) addLive(ls *liveSub) {
+	if a.live == nil {
+		a.live = make(map[string]*liveSub)
+	}
+	a.live[ls.child] = ls
 }
 
 // Receive implements actor.Actor. Each message's handler stages journal
@@ -183,7 +223,7 @@ func (a *sessionActor) Receive(ctx actor.Context) {
 		a.after(func() { m.reply <- err })
 	case *watchCmd:
 		m.sub.attached = true
-		a.c.subs[m.sub] = struct{}{}
+		a.c.follow(m.sub)
 		a.noteDeltas(m.sub)
 	case *approvalsCmd:
 		m.reply <- a.pendingApprovals()
@@ -313,15 +353,16 @@ const maxKeptStaging = 16
 // journal (the state folded ahead of the append is thrown away with the
 // actor), or stops it for good when it was fenced off.
 func (a *sessionActor) flush() {
-	if len(a.staged) > 0 || a.activating != nil {
+	if len(a.staged) > 0 || a.activating {
 		events := a.staged
 		a.staged = nil
-		if a.activating != nil {
-			activation, tail, err := a.activating.ActivateAppend(a.rt.ctx, a.id, a.rt.cfg.Node, a.tail-1, events...)
+		if a.activating {
+			aa := a.rt.journal.(memory.ActivateAppender)
+			activation, tail, err := aa.ActivateAppend(a.rt.ctx, a.id, a.rt.cfg.Node, a.tail-1, events...)
 			if err != nil {
 				panic(fmt.Errorf("activate session %s: %w", a.id, err))
 			}
-			a.activating, a.st.Activation, a.tail = nil, activation, tail
+			a.activating, a.st.Activation, a.tail = false, activation, tail
 		} else {
 			tail, err := a.rt.journal.Append(a.rt.ctx, a.id, a.st.Activation, a.tail, events...)
 			if err != nil {
@@ -366,17 +407,15 @@ func (a *sessionActor) fold(seq uint64, events []messages.JournalEvent) {
 func (a *sessionActor) deliver(ev messages.Event) {
 	turn := ev.Meta().Turn
 	var masked messages.Event
-	for s := range a.c.subs {
+	a.c.unfollow(func(s *subscriber) bool {
 		if !s.all && (!s.attached || s.turn != turn) || !s.wants(ev) {
-			continue
+			return false
 		}
 		if masked == nil {
 			masked = redactEvent(a.rt.redactor, ev)
 		}
-		if !s.deliver(masked) {
-			delete(a.c.subs, s)
-		}
-	}
+		return !s.deliver(masked)
+	})
 }
 
 // attach makes sub follow the events of turn.
@@ -385,7 +424,7 @@ func (a *sessionActor) attach(sub *subscriber, turn int) {
 		return
 	}
 	sub.turn, sub.attached = turn, true
-	a.c.subs[sub] = struct{}{}
+	a.c.follow(sub)
 	a.noteDeltas(sub)
 }
 
@@ -401,7 +440,7 @@ func (a *sessionActor) noteDeltas(sub *subscriber) {
 // wantDeltas reports whether a subscriber of the running turn takes
 // TextDelta events.
 func (a *sessionActor) wantDeltas() bool {
-	for s := range a.c.subs {
+	for _, s := range a.c.subs {
 		if (s.all || s.attached && s.turn == a.turn.index) && s.wantsDeltas() {
 			return true
 		}
@@ -426,13 +465,13 @@ func (a *sessionActor) start(ctx actor.Context) {
 		panic(fmt.Errorf("load session %s: %w", a.id, err))
 	}
 	var activation, tail uint64
-	if aa, ok := a.rt.journal.(memory.ActivateAppender); ok {
+	if _, ok := a.rt.journal.(memory.ActivateAppender); ok {
 		// The activation is journaled by the flush that ends this
 		// message, with what start stages (the first submission's
 		// message, when a submission activated the session), in one
 		// append after the tail loaded. Everything start sets going
 		// waits for that flush, as it always waits for what it stages.
-		activation, tail, a.activating = st.Activation+1, st.Seq+1, aa
+		activation, tail, a.activating = st.Activation+1, st.Seq+1, true
 	} else if activation, tail, err = a.rt.journal.Activate(a.rt.ctx, a.id, a.rt.cfg.Node); err != nil {
 		panic(fmt.Errorf("activate session %s: %w", a.id, err))
 	}
@@ -440,6 +479,9 @@ func (a *sessionActor) start(ctx actor.Context) {
 	if err := st.Apply(env, messages.Activated{Activation: activation, Node: a.rt.cfg.Node}); err != nil {
 		panic(fmt.Errorf("activate session %s: %w: %w", a.id, memory.ErrConflict, err))
 	}
+	// A journal may build the history by appending; what a resident
+	// session keeps is sized to what it holds.
+	st.Trim()
 	a.st, a.tail = st, tail
 	if ag := a.subAgentFor(st.Agent); ag != nil {
 		st.Agent = ag.Name
@@ -574,10 +616,10 @@ func (a *sessionActor) stopped() {
 		}
 	}
 	a.c.pending = nil
-	for s := range a.c.subs {
+	for _, s := range a.c.subs {
 		s.fail(failWith)
 	}
-	clear(a.c.subs)
+	a.c.subs = nil
 	for _, step := range a.c.steps {
 		step.reply <- stepResult{err: failWith}
 	}
@@ -631,11 +673,8 @@ func (a *sessionActor) idle() bool {
 	if a.turn != nil || len(a.queue) > 0 || len(a.c.pending) > 0 || a.compacting || len(a.live) > 0 || len(a.c.steps) > 0 {
 		return false
 	}
-	for s := range a.c.subs {
-		if !s.open() {
-			delete(a.c.subs, s)
-			continue
-		}
+	a.c.unfollow(func(s *subscriber) bool { return !s.open() })
+	for _, s := range a.c.subs {
 		if s.all {
 			return false
 		}
