@@ -2,10 +2,12 @@ package actors
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"time"
 	"unsafe"
 
+	"github.com/agcore/agcore/messages"
 	"github.com/agcore/agcore/providers/scripted"
 )
 
@@ -81,5 +83,66 @@ func TestCarry_Subscribers(t *testing.T) {
 	c.unfollow(func(*subscriber) bool { return true })
 	if c.subs != nil {
 		t.Errorf("emptied set of %d slots kept, want it released", cap(c.subs))
+	}
+}
+
+// TestSessionActor_RestartKeepsCarry restarts a session's actor twice
+// (top-level and sub-agent actors share one Props, so the carry reaches
+// each new instance by hand-over, not through the producer): the restart
+// count, kept in the carry, reaches two, and a Watch that began before the
+// restarts, a subscriber in the carry, still sees the next turn.
+func TestSessionActor_RestartKeepsCarry(t *testing.T) {
+	rt := newIdleRuntime(t)
+	ctx := t.Context()
+	sess, err := rt.Open(ctx, "s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	watchCtx, stopWatch := context.WithCancel(ctx)
+	defer stopWatch()
+	seen := make(chan messages.Event, 4096)
+	go func() {
+		for ev, err := range sess.Watch(watchCtx) {
+			if err != nil {
+				return
+			}
+			seen <- ev
+		}
+	}()
+	// The watch follows the session once the actor has taken up its
+	// command: turns run until it has seen an event.
+	for watching := false; !watching; {
+		if _, err := sess.Submit(ctx, messages.UserText("warm up")); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case <-seen:
+			watching = true
+		default:
+		}
+	}
+	for range 2 {
+		if err := sess.Fault(errors.New("injected")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := sess.Status(ctx); err != nil {
+		t.Fatal(err)
+	}
+	tree, err := rt.Tree(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tree.Sessions) != 1 || tree.Sessions[0].Restarts != 2 {
+		t.Fatalf("tree sessions = %+v, want s with two restarts", tree.Sessions)
+	}
+	res, err := sess.Submit(ctx, messages.UserText("second"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for ev := range seen {
+		if end, ok := ev.(messages.TurnEnded); ok && end.Turn == res.Turn {
+			return
+		}
 	}
 }
