@@ -14,9 +14,9 @@ import (
 )
 
 // maxSlack is the most unused capacity a history of n messages may keep
-// once it has grown: a quarter of it, and at most four slots for a short
-// one.
-func maxSlack(n int) int { return max(4, n/4) }
+// once it has grown: half as many slots (a third of the array), and at
+// most four for a short one.
+func maxSlack(n int) int { return max(4, n/2) }
 
 // checkFitted fails unless History and HistorySeq hold no unused capacity.
 func checkFitted(t *testing.T, what string, st *memory.State) {
