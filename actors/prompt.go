@@ -55,15 +55,16 @@ type promptKey struct {
 type promptLayers struct {
 	key   promptKey
 	fixed string // base, agent, environment and agent-note layers
-	fixOK bool
 
 	memory      string
 	memoryEpoch uint64
-	memoryOK    bool
 
 	knowledge     string
 	knowledgeTurn int
-	knowledgeOK   bool
+
+	// Each layer above is valid only when its flag is set. The flags sit
+	// together so that every session's actor is a few words smaller.
+	fixOK, memoryOK, knowledgeOK bool
 }
 
 // SkillsLayer is the layer of the system prompt that lists the skills an

@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/rs/zerolog"
@@ -24,9 +25,10 @@ type sessionCarry struct {
 	ref  *sessionRef
 	spec *subSpec // set for a sub-agent session
 
-	// subs are the subscribers of the session's events: the callers of a
-	// turn that resumes after a restart keep following it.
-	subs map[*subscriber]struct{}
+	// subs are the subscribers of the session's events, each once: the
+	// callers of a turn that resumes after a restart keep following it.
+	// Most sessions have none or one, so a slice, not a map (see follow).
+	subs []*subscriber
 	// pending are the submissions received and not yet journaled (or
 	// refused): a restarted actor takes them up again, since the message
 	// that made it fail is not delivered again.
@@ -64,7 +66,35 @@ type sessionCarry struct {
 
 func newCarry(rt *Runtime, ref *sessionRef, spec *subSpec) *sessionCarry {
 	base := rt.gens.Load()
-	return &sessionCarry{ref: ref, spec: spec, subs: make(map[*subscriber]struct{}), gen: base, base: base}
+	return &sessionCarry{ref: ref, spec: spec, gen: base, base: base}
+}
+
+// maxKeptSubs is the largest array of subscribers a session keeps once
+// none is left.
+const maxKeptSubs = 4
+
+// follow adds sub to the session's subscribers, unless it is one already.
+func (c *sessionCarry) follow(sub *subscriber) {
+	if !slices.Contains(c.subs, sub) {
+		c.subs = append(c.subs, sub)
+	}
+}
+
+// unfollow calls drop once for each subscriber, in order, and removes
+// those for which it reports true. An array left empty is released unless
+// it is small enough to keep for the next turn's subscriber.
+func (c *sessionCarry) unfollow(drop func(*subscriber) bool) {
+	kept := c.subs[:0]
+	for _, s := range c.subs {
+		if !drop(s) {
+			kept = append(kept, s)
+		}
+	}
+	clear(c.subs[len(kept):]) // the array must not keep a dropped subscriber
+	c.subs = kept
+	if len(c.subs) == 0 && cap(c.subs) > maxKeptSubs {
+		c.subs = nil
+	}
 }
 
 // sessionActor owns one session: it folds its journal into a State,
@@ -84,19 +114,21 @@ type sessionActor struct {
 	tail uint64
 	// activating is set from start until the flush that ends the
 	// actor's first message, which journals the activation with what
-	// start staged, in one append; tail already counts the activation.
-	activating memory.ActivateAppender
+	// start staged, in one append (the journal is a
+	// memory.ActivateAppender); tail already counts the activation.
+	activating bool
+	compacting bool
 	turn       *turnRun
 	queue      []*submitCmd
 
+	// The maps are made when first written: most sessions never wait
+	// for an approval, a question or a sub-agent.
 	approvals map[string]*approvalWait // pending approvals by call id
 	elicits   map[string]*elicitWait   // pending MCP questions by id
 	live      map[string]*liveSub      // sub-agents that have not reported, by child id
 	waiting   []*spawnReq              // spawns waiting for a sub-agent slot
-	watchers  int                      // subscribers of Watch, as of the last prune
 
-	compacting bool
-	breaker    memory.Breaker
+	breaker memory.Breaker
 	// prompt holds the layers of the system prompt between model calls;
 	// memoryEpoch moves on when its session-memory layer may be stale.
 	prompt      promptLayers
@@ -121,9 +153,33 @@ type sessionActor struct {
 
 var _ actor.Actor = (*sessionActor)(nil)
 
+// newSessionActor returns an instance of a session actor, given c, the
+// carry of the session being spawned (nil or another session's when a
+// restart calls it: see sessionSpawns). The instance takes its carry, and
+// with it its session, when it starts (bind).
 func newSessionActor(rt *Runtime, c *sessionCarry) *sessionActor {
-	return &sessionActor{rt: rt, c: c, id: c.ref.id, log: narrow(rt.logger, "session", c.ref.id),
-		instance: rt.instances.Add(1), live: make(map[string]*liveSub)}
+	return &sessionActor{rt: rt, c: c, instance: rt.instances.Add(1)}
+}
+
+// bind settles the instance's carry as it starts: the one its previous
+// instance handed over when this one replaces it after a restart, else the
+// one it was spawned with.
+func (a *sessionActor) bind(ctx actor.Context) {
+	if c := a.rt.takeOver(ctx.Self()); c != nil {
+		a.c = c
+	}
+	if a.c == nil {
+		panic(fmt.Errorf("actors: session actor %s started without its carry", ctx.Self().Id))
+	}
+	a.id, a.log = a.c.ref.id, narrow(a.rt.logger, "session", a.c.ref.id)
+}
+
+// addLive enters ls among the sub-agents that have not reported.
+func (a *sessionActor) addLive(ls *liveSub) {
+	if a.live == nil {
+		a.live = make(map[string]*liveSub)
+	}
+	a.live[ls.child] = ls
 }
 
 // Receive implements actor.Actor. Each message's handler stages journal
@@ -131,6 +187,17 @@ func newSessionActor(rt *Runtime, c *sessionCarry) *sessionActor {
 // then publishes and runs the rest, once per message.
 func (a *sessionActor) Receive(ctx actor.Context) {
 	msg := ctx.Message()
+	switch msg.(type) {
+	case *actor.Started:
+		a.bind(ctx)
+	case *actor.Restarting:
+		// First of all, even when stopping: the next instance needs it.
+		a.rt.handOver(ctx.Self(), a.c)
+	case *actor.Stopped:
+		// A stop that came while the actor waited for its children to
+		// restart leaves a carry no instance will take.
+		a.rt.takeOver(ctx.Self())
+	}
 	if _, stopped := msg.(*actor.Stopped); a.gone && !stopped {
 		return // stopping or restarting: the journal says where things stand
 	}
@@ -183,7 +250,7 @@ func (a *sessionActor) Receive(ctx actor.Context) {
 		a.after(func() { m.reply <- err })
 	case *watchCmd:
 		m.sub.attached = true
-		a.c.subs[m.sub] = struct{}{}
+		a.c.follow(m.sub)
 		a.noteDeltas(m.sub)
 	case *approvalsCmd:
 		m.reply <- a.pendingApprovals()
@@ -313,15 +380,16 @@ const maxKeptStaging = 16
 // journal (the state folded ahead of the append is thrown away with the
 // actor), or stops it for good when it was fenced off.
 func (a *sessionActor) flush() {
-	if len(a.staged) > 0 || a.activating != nil {
+	if len(a.staged) > 0 || a.activating {
 		events := a.staged
 		a.staged = nil
-		if a.activating != nil {
-			activation, tail, err := a.activating.ActivateAppend(a.rt.ctx, a.id, a.rt.cfg.Node, a.tail-1, events...)
+		if a.activating {
+			aa := a.rt.journal.(memory.ActivateAppender)
+			activation, tail, err := aa.ActivateAppend(a.rt.ctx, a.id, a.rt.cfg.Node, a.tail-1, events...)
 			if err != nil {
 				panic(fmt.Errorf("activate session %s: %w", a.id, err))
 			}
-			a.activating, a.st.Activation, a.tail = nil, activation, tail
+			a.activating, a.st.Activation, a.tail = false, activation, tail
 		} else {
 			tail, err := a.rt.journal.Append(a.rt.ctx, a.id, a.st.Activation, a.tail, events...)
 			if err != nil {
@@ -366,17 +434,15 @@ func (a *sessionActor) fold(seq uint64, events []messages.JournalEvent) {
 func (a *sessionActor) deliver(ev messages.Event) {
 	turn := ev.Meta().Turn
 	var masked messages.Event
-	for s := range a.c.subs {
+	a.c.unfollow(func(s *subscriber) bool {
 		if !s.all && (!s.attached || s.turn != turn) || !s.wants(ev) {
-			continue
+			return false
 		}
 		if masked == nil {
 			masked = redactEvent(a.rt.redactor, ev)
 		}
-		if !s.deliver(masked) {
-			delete(a.c.subs, s)
-		}
-	}
+		return !s.deliver(masked)
+	})
 }
 
 // attach makes sub follow the events of turn.
@@ -385,7 +451,7 @@ func (a *sessionActor) attach(sub *subscriber, turn int) {
 		return
 	}
 	sub.turn, sub.attached = turn, true
-	a.c.subs[sub] = struct{}{}
+	a.c.follow(sub)
 	a.noteDeltas(sub)
 }
 
@@ -401,7 +467,7 @@ func (a *sessionActor) noteDeltas(sub *subscriber) {
 // wantDeltas reports whether a subscriber of the running turn takes
 // TextDelta events.
 func (a *sessionActor) wantDeltas() bool {
-	for s := range a.c.subs {
+	for _, s := range a.c.subs {
 		if (s.all || s.attached && s.turn == a.turn.index) && s.wantsDeltas() {
 			return true
 		}
@@ -426,13 +492,13 @@ func (a *sessionActor) start(ctx actor.Context) {
 		panic(fmt.Errorf("load session %s: %w", a.id, err))
 	}
 	var activation, tail uint64
-	if aa, ok := a.rt.journal.(memory.ActivateAppender); ok {
+	if _, ok := a.rt.journal.(memory.ActivateAppender); ok {
 		// The activation is journaled by the flush that ends this
 		// message, with what start stages (the first submission's
 		// message, when a submission activated the session), in one
 		// append after the tail loaded. Everything start sets going
 		// waits for that flush, as it always waits for what it stages.
-		activation, tail, a.activating = st.Activation+1, st.Seq+1, aa
+		activation, tail, a.activating = st.Activation+1, st.Seq+1, true
 	} else if activation, tail, err = a.rt.journal.Activate(a.rt.ctx, a.id, a.rt.cfg.Node); err != nil {
 		panic(fmt.Errorf("activate session %s: %w", a.id, err))
 	}
@@ -440,6 +506,9 @@ func (a *sessionActor) start(ctx actor.Context) {
 	if err := st.Apply(env, messages.Activated{Activation: activation, Node: a.rt.cfg.Node}); err != nil {
 		panic(fmt.Errorf("activate session %s: %w: %w", a.id, memory.ErrConflict, err))
 	}
+	// A journal may build the history by appending; what a resident
+	// session keeps is sized to what it holds.
+	st.Trim()
 	a.st, a.tail = st, tail
 	if ag := a.subAgentFor(st.Agent); ag != nil {
 		st.Agent = ag.Name
@@ -574,10 +643,10 @@ func (a *sessionActor) stopped() {
 		}
 	}
 	a.c.pending = nil
-	for s := range a.c.subs {
+	for _, s := range a.c.subs {
 		s.fail(failWith)
 	}
-	clear(a.c.subs)
+	a.c.subs = nil
 	for _, step := range a.c.steps {
 		step.reply <- stepResult{err: failWith}
 	}
@@ -631,11 +700,8 @@ func (a *sessionActor) idle() bool {
 	if a.turn != nil || len(a.queue) > 0 || len(a.c.pending) > 0 || a.compacting || len(a.live) > 0 || len(a.c.steps) > 0 {
 		return false
 	}
-	for s := range a.c.subs {
-		if !s.open() {
-			delete(a.c.subs, s)
-			continue
-		}
+	a.c.unfollow(func(s *subscriber) bool { return !s.open() })
+	for _, s := range a.c.subs {
 		if s.all {
 			return false
 		}
@@ -704,7 +770,8 @@ func (a *sessionActor) refuse(cmd *submitCmd, err error) {
 // handleSubmit applies the turn-id deduplication and the mid-turn policy
 // to a submission.
 func (a *sessionActor) handleSubmit(cmd *submitCmd) {
-	if idx, dup := a.st.TurnIDs[cmd.turnID]; dup {
+	if ref, dup := a.st.TurnIDs[cmd.turnID]; dup {
+		idx := ref.Turn
 		a.dropPending(cmd)
 		if a.turn != nil && a.turn.index == idx {
 			a.attach(cmd.sub, idx)
@@ -768,7 +835,7 @@ type turnFound struct {
 // resubmission of its turn id.
 func (a *sessionActor) findTurn(cmd *submitCmd, idx int) {
 	self, root, rt, id := a.actx.Self(), a.rt.system.Root, a.rt, a.id
-	from := max(a.st.TurnSeqs[cmd.turnID], 1) // 1 for a turn journaled before the index existed
+	from := max(a.st.TurnIDs[cmd.turnID].Seq, 1) // 1 for a turn journaled before the index existed
 	a.after(func() {
 		go func() {
 			ended, err := findTurnEnd(rt.ctx, rt.journal, id, cmd.turnID, idx, from)
@@ -779,7 +846,7 @@ func (a *sessionActor) findTurn(cmd *submitCmd, idx int) {
 
 // findTurnEnd reads how turn turn of session ended from its journal,
 // from the entry at seq from (its UserMessage, which the state's
-// TurnSeqs index names) to the entry that ended it: the entries of that
+// TurnIDs index names) to the entry that ended it: the entries of that
 // turn, however long the session.
 func findTurnEnd(ctx context.Context, j memory.Journal, session, turnID string, turn int, from uint64) (messages.TurnEnded, error) {
 	ended := messages.TurnEnded{EventMeta: messages.EventMeta{Session: session, Turn: turn}, TurnID: turnID}

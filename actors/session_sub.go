@@ -237,7 +237,7 @@ func (a *sessionActor) startSub(req *spawnReq) {
 	}
 	a.publish(messages.SubAgentStarted{EventMeta: a.meta(), CallID: req.callID, Child: req.child, Agent: req.spec.agent.Name, Depth: req.spec.depth})
 	ls := &liveSub{child: req.child, turn: req.turn, req: req, ref: newSessionRef(req.child, true), counted: counted}
-	a.live[req.child] = ls
+	a.addLive(ls)
 	a.after(func() {
 		if err := a.spawnSubActor(ls, req.callID, req.spec); err != nil {
 			a.subFinished(ls, nil, spend{}, fmt.Errorf("was not started: %w", err))
@@ -272,8 +272,11 @@ func (a *sessionActor) startSub(req *spawnReq) {
 // spawnSubActor spawns the actor of a sub-agent session as the session's
 // child subagent/<callID>, and enters it in the runtime's directory.
 func (a *sessionActor) spawnSubActor(ls *liveSub, callID string, spec *subSpec) error {
-	props := a.rt.sessionProps(newCarry(a.rt, ls.ref, spec))
-	return a.rt.register(ls.ref, func() *actor.PID { return a.spawnChild(props, "subagent/"+callID) })
+	c := newCarry(a.rt, ls.ref, spec)
+	return a.rt.register(ls.ref, func() (pid *actor.PID) {
+		a.rt.spawnCarrying(c, func() { pid = a.spawnChild(a.rt.sessionProps(true), "subagent/"+callID) })
+		return pid
+	})
 }
 
 // stopSub tells the sub-agent child to stop its task for reason; it
@@ -521,7 +524,7 @@ func (a *sessionActor) reap(sp messages.SubAgentSpawned) {
 	}
 	spec := &subSpec{agent: ag, depth: a.depth() + 1, reap: true}
 	ls := &liveSub{child: sp.Child, turn: sp.Turn, sp: sp, ref: newSessionRef(sp.Child, true), reaped: true}
-	a.live[sp.Child] = ls
+	a.addLive(ls)
 	a.log.Info().Str("child", sp.Child).Int("turn", sp.Turn).Msg("settling a sub-agent of an ended turn")
 	a.after(func() {
 		if err := a.spawnSubActor(ls, sp.CallID, spec); err != nil {

@@ -58,16 +58,26 @@ type State struct {
 	Unfinished map[string]messages.SubAgentSpawned `json:"unfinished,omitempty"`
 	// Open is the turn in progress, nil if none.
 	Open *OpenTurn `json:"open,omitempty"`
-	// TurnIDs maps a client turn id to its turn index, so that a retried
-	// submission is recognised. It holds at most MaxTurnIDs entries.
-	TurnIDs map[string]int `json:"turn_ids,omitempty"`
-	// TurnSeqs maps each client turn id of TurnIDs to the sequence number
-	// of the entry that first named it (its turn's UserMessage), so that
-	// how a turn ended can be read from there instead of from the start
-	// of the journal. A snapshot written before it existed lacks it.
-	TurnSeqs map[string]uint64 `json:"turn_seqs,omitempty"`
+	// TurnIDs maps a client turn id to its turn, so that a retried
+	// submission is recognised, and to the entry that first named it, so
+	// that how the turn ended can be read from there instead of from the
+	// start of the journal. It holds at most MaxTurnIDs entries. In JSON
+	// it is the two maps "turn_ids" (id to turn index) and "turn_seqs" (id
+	// to seq), as snapshots have always stored it (see state_json.go).
+	TurnIDs map[string]TurnRef `json:"-"`
 	// Updated is the time of the last entry folded in.
 	Updated time.Time `json:"updated"`
+}
+
+// TurnRef is what State.TurnIDs keeps of a client turn id.
+type TurnRef struct {
+	// Turn is the index of the turn the id names.
+	Turn int
+	// Seq is the sequence number of the entry that first named the id
+	// (its turn's UserMessage); zero when it is not known: the id came
+	// from an entry without a seq of its own, or from a snapshot written
+	// before seqs were kept.
+	Seq uint64
 }
 
 // OpenTurn is a turn that has started and not ended. After a crash it tells
@@ -313,25 +323,18 @@ func (s *State) noteTurn(turn int, turnID string, seq uint64) {
 		return
 	}
 	if s.TurnIDs == nil {
-		s.TurnIDs = map[string]int{}
+		s.TurnIDs = map[string]TurnRef{}
 	}
 	if len(s.TurnIDs) >= MaxTurnIDs {
 		oldest, oldestTurn := "", 0
 		for id, t := range s.TurnIDs {
-			if oldest == "" || t < oldestTurn || (t == oldestTurn && id < oldest) {
-				oldest, oldestTurn = id, t
+			if oldest == "" || t.Turn < oldestTurn || (t.Turn == oldestTurn && id < oldest) {
+				oldest, oldestTurn = id, t.Turn
 			}
 		}
 		delete(s.TurnIDs, oldest)
-		delete(s.TurnSeqs, oldest)
 	}
-	s.TurnIDs[turnID] = turn
-	if seq > 0 {
-		if s.TurnSeqs == nil {
-			s.TurnSeqs = map[string]uint64{}
-		}
-		s.TurnSeqs[turnID] = seq
-	}
+	s.TurnIDs[turnID] = TurnRef{Turn: turn, Seq: seq}
 }
 
 // push appends m with the given role to History, unless the role is not
@@ -340,6 +343,7 @@ func (s *State) push(m messages.Message, role messages.Role) bool {
 	if m.Role != role || !storable(role) {
 		return false
 	}
+	s.reserve()
 	s.History = append(s.History, m)
 	s.HistorySeq = append(s.HistorySeq, s.Seq)
 	return true
@@ -369,6 +373,7 @@ func (s *State) answer(o *OpenTurn, r messages.ToolResult) {
 	if at > a+1 && order(s.History[at-1].ToolCallID) > want {
 		at = a + 1 + sort.Search(at-a-1, func(i int) bool { return order(s.History[a+1+i].ToolCallID) >= want })
 	}
+	s.reserve()
 	s.History = slices.Insert(s.History, at, messages.ToolResultMessage(r.CallID, r.Content))
 	s.HistorySeq = slices.Insert(s.HistorySeq, at, s.Seq)
 	// Keep HistorySeq non-decreasing: the messages after the insertion point

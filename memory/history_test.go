@@ -199,8 +199,8 @@ func TestStateTurnIDsBounded(t *testing.T) {
 	if _, ok := st.TurnIDs["id-0"]; ok {
 		t.Error("the oldest turn id was kept")
 	}
-	if turn, ok := st.TurnIDs[fmt.Sprintf("id-%d", memory.MaxTurnIDs+9)]; !ok || turn != memory.MaxTurnIDs+9 {
-		t.Errorf("newest turn id = %d, %v", turn, ok)
+	if ref, ok := st.TurnIDs[fmt.Sprintf("id-%d", memory.MaxTurnIDs+9)]; !ok || ref.Turn != memory.MaxTurnIDs+9 {
+		t.Errorf("newest turn id = %d, %v", ref.Turn, ok)
 	}
 	if st.Turn != memory.MaxTurnIDs+10 {
 		t.Errorf("Turn = %d, want %d", st.Turn, memory.MaxTurnIDs+10)

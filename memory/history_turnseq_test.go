@@ -16,15 +16,12 @@ func TestStateTurnSeqs(t *testing.T) {
 	for i := range memory.MaxTurnIDs + 3 {
 		apply(t, st, userMsg(i, "q"), messages.TurnCompleted{Turn: i, TurnID: fmt.Sprintf("id-%d", i)})
 	}
-	if len(st.TurnSeqs) != len(st.TurnIDs) {
-		t.Errorf("%d indexed seqs for %d turn ids", len(st.TurnSeqs), len(st.TurnIDs))
-	}
-	for id, turn := range st.TurnIDs {
-		if want := uint64(2*turn + 1); st.TurnSeqs[id] != want {
-			t.Errorf("TurnSeqs[%s] = %d, want %d (its user message)", id, st.TurnSeqs[id], want)
+	for id, ref := range st.TurnIDs {
+		if want := uint64(2*ref.Turn + 1); ref.Seq != want {
+			t.Errorf("TurnIDs[%s].Seq = %d, want %d (its user message)", id, ref.Seq, want)
 		}
 	}
-	if _, ok := st.TurnSeqs["id-0"]; ok {
+	if _, ok := st.TurnIDs["id-0"]; ok {
 		t.Error("the evicted turn id is still indexed")
 	}
 }

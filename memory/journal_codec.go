@@ -146,6 +146,7 @@ func foldEntries(ctx context.Context, session string, st *State, tail uint64, en
 	if next != tail+1 {
 		return nil, missingEntry(session, next, tail)
 	}
+	st.Trim()
 	return st, nil
 }
 
