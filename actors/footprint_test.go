@@ -87,10 +87,10 @@ func TestCarry_Subscribers(t *testing.T) {
 }
 
 // TestSessionActor_RestartKeepsCarry restarts a session's actor twice
-// (top-level and sub-agent actors share one Props, so the carry reaches
-// each new instance by hand-over, not through the producer): the restart
-// count, kept in the carry, reaches two, and a Watch that began before the
-// restarts, a subscriber in the carry, still sees the next turn.
+// (each new instance is made by the producer of the session's Props, which
+// holds the carry): the restart count, kept in the carry, reaches two, and
+// a Watch that began before the restarts, a subscriber in the carry, still
+// sees the next turn.
 func TestSessionActor_RestartKeepsCarry(t *testing.T) {
 	rt := newIdleRuntime(t)
 	ctx := t.Context()

@@ -64,7 +64,6 @@ type Runtime struct {
 
 	system          *actor.ActorSystem
 	sessionStrategy actor.SupervisorStrategy
-	spawns          sessionSpawns // the session actors' Props and carries
 	// dispatcher runs the actors' mailboxes; executors run the sessions'
 	// model and tool calls, which work counts.
 	dispatcher *workerPool

@@ -7,8 +7,6 @@ package actors
 import (
 	"errors"
 	"fmt"
-	"sync"
-	"sync/atomic"
 
 	"github.com/asynkron/protoactor-go/actor"
 )
@@ -44,82 +42,12 @@ func (r *sessionRef) stopped() error {
 	return fmt.Errorf("%w: %s", ErrSessionStopped, r.id)
 }
 
-// sessionSpawns holds the two Props every session actor is spawned from,
-// one for top-level sessions (supervised under the runtime's guardian) and
-// one for sub-agents (children of their parent's actor), and hands each
-// actor instance its session's carry. protoactor's producer gets nothing
-// but the actor system, and a Props made around each carry cost every
-// live session its Props and producer closure, so the carry travels
-// beside the producer:
-//
-//   - a spawn (activateLocked, spawnSubActor) runs under the runtime's mu,
-//     so one at a time, and protoactor calls the producer on the spawning
-//     goroutine before the spawn returns: the spawn puts the carry in
-//     spawning, and the producer gives it to the instance it makes;
-//   - a restart calls the producer again, on the actor's own goroutine,
-//     right after the instance it replaces has handled actor.Restarting.
-//     That instance leaves its carry in restarts under its PID, and the new
-//     instance takes it as it handles actor.Started, in place of whatever
-//     the producer gave it (another session's spawn may be under way).
-//
-// An entry in restarts lives from one instance's Restarting to the next
-// one's Started, so an idle session keeps nothing here.
-type sessionSpawns struct {
-	once     sync.Once
-	top, sub *actor.Props
-	spawning atomic.Pointer[sessionCarry]
-
-	mu       sync.Mutex
-	restarts map[*actor.PID]*sessionCarry
-}
-
-// sessionProps returns the Props shared by the top-level session actors,
-// or with sub by the sub-agent ones: their mailboxes run on the runtime's
-// dispatcher, and their children (sub-agents) are supervised as sessions
-// are. Spawn from them only through spawnCarrying.
-func (rt *Runtime) sessionProps(sub bool) *actor.Props {
-	sp := &rt.spawns
-	sp.once.Do(func() {
-		produce := func() actor.Actor { return newSessionActor(rt, sp.spawning.Load()) }
-		opts := []actor.PropsOption{actor.WithDispatcher(rt.dispatcher), actor.WithSupervisor(rt.sessionStrategy)}
-		sp.sub = actor.PropsFromProducer(produce, opts...)
-		sp.top = actor.PropsFromProducer(produce, append(opts, actor.WithGuardian(rt.sessionStrategy))...)
-	})
-	if sub {
-		return sp.sub
-	}
-	return sp.top
-}
-
-// spawnCarrying runs spawn, which spawns one session actor from
-// sessionProps, so that the actor is handed c. rt.mu is held.
-func (rt *Runtime) spawnCarrying(c *sessionCarry, spawn func()) {
-	rt.spawns.spawning.Store(c)
-	defer rt.spawns.spawning.Store(nil)
-	spawn()
-}
-
-// handOver keeps c, the carry of the actor self that is restarting, for
-// the instance that replaces it.
-func (rt *Runtime) handOver(self *actor.PID, c *sessionCarry) {
-	sp := &rt.spawns
-	sp.mu.Lock()
-	defer sp.mu.Unlock()
-	if sp.restarts == nil {
-		sp.restarts = make(map[*actor.PID]*sessionCarry)
-	}
-	sp.restarts[self] = c
-}
-
-// takeOver returns (and forgets) the carry that the previous instance of
-// the actor self handed over as it restarted, nil if none did.
-func (rt *Runtime) takeOver(self *actor.PID) *sessionCarry {
-	sp := &rt.spawns
-	sp.mu.Lock()
-	defer sp.mu.Unlock()
-	c := sp.restarts[self]
-	delete(sp.restarts, self)
-	return c
+// sessionProps returns the props of a session actor that carries c across
+// its restarts: its mailbox runs on the runtime's dispatcher, and its
+// children (sub-agents) are supervised as sessions are.
+func (rt *Runtime) sessionProps(c *sessionCarry, opts ...actor.PropsOption) *actor.Props {
+	opts = append(opts, actor.WithDispatcher(rt.dispatcher), actor.WithSupervisor(rt.sessionStrategy))
+	return actor.PropsFromProducer(func() actor.Actor { return newSessionActor(rt, c) }, opts...)
 }
 
 // activateLocked returns the handle of session id, spawning its actor when
@@ -144,11 +72,7 @@ func (rt *Runtime) activateLocked(id string, first *submitCmd) (*sessionRef, boo
 		if first != nil {
 			c.pending, c.received = []*submitCmd{first}, 1
 		}
-		var (
-			pid *actor.PID
-			err error
-		)
-		rt.spawnCarrying(c, func() { pid, err = rt.system.Root.SpawnNamed(rt.sessionProps(false), "sessions/"+id) })
+		pid, err := rt.system.Root.SpawnNamed(rt.sessionProps(c, actor.WithGuardian(rt.sessionStrategy)), "sessions/"+id)
 		if errors.Is(err, actor.ErrNameExists) {
 			rt.mu.Unlock()
 			_ = rt.system.Root.StopFuture(pid).Wait()

@@ -153,25 +153,9 @@ type sessionActor struct {
 
 var _ actor.Actor = (*sessionActor)(nil)
 
-// newSessionActor returns an instance of a session actor, given c, the
-// carry of the session being spawned (nil or another session's when a
-// restart calls it: see sessionSpawns). The instance takes its carry, and
-// with it its session, when it starts (bind).
 func newSessionActor(rt *Runtime, c *sessionCarry) *sessionActor {
-	return &sessionActor{rt: rt, c: c, instance: rt.instances.Add(1)}
-}
-
-// bind settles the instance's carry as it starts: the one its previous
-// instance handed over when this one replaces it after a restart, else the
-// one it was spawned with.
-func (a *sessionActor) bind(ctx actor.Context) {
-	if c := a.rt.takeOver(ctx.Self()); c != nil {
-		a.c = c
-	}
-	if a.c == nil {
-		panic(fmt.Errorf("actors: session actor %s started without its carry", ctx.Self().Id))
-	}
-	a.id, a.log = a.c.ref.id, narrow(a.rt.logger, "session", a.c.ref.id)
+	return &sessionActor{rt: rt, c: c, id: c.ref.id, log: narrow(rt.logger, "session", c.ref.id),
+		instance: rt.instances.Add(1)}
 }
 
 // addLive enters ls among the sub-agents that have not reported.
@@ -187,17 +171,6 @@ func (a *sessionActor) addLive(ls *liveSub) {
 // then publishes and runs the rest, once per message.
 func (a *sessionActor) Receive(ctx actor.Context) {
 	msg := ctx.Message()
-	switch msg.(type) {
-	case *actor.Started:
-		a.bind(ctx)
-	case *actor.Restarting:
-		// First of all, even when stopping: the next instance needs it.
-		a.rt.handOver(ctx.Self(), a.c)
-	case *actor.Stopped:
-		// A stop that came while the actor waited for its children to
-		// restart leaves a carry no instance will take.
-		a.rt.takeOver(ctx.Self())
-	}
 	if _, stopped := msg.(*actor.Stopped); a.gone && !stopped {
 		return // stopping or restarting: the journal says where things stand
 	}

@@ -272,11 +272,8 @@ func (a *sessionActor) startSub(req *spawnReq) {
 // spawnSubActor spawns the actor of a sub-agent session as the session's
 // child subagent/<callID>, and enters it in the runtime's directory.
 func (a *sessionActor) spawnSubActor(ls *liveSub, callID string, spec *subSpec) error {
-	c := newCarry(a.rt, ls.ref, spec)
-	return a.rt.register(ls.ref, func() (pid *actor.PID) {
-		a.rt.spawnCarrying(c, func() { pid = a.spawnChild(a.rt.sessionProps(true), "subagent/"+callID) })
-		return pid
-	})
+	props := a.rt.sessionProps(newCarry(a.rt, ls.ref, spec))
+	return a.rt.register(ls.ref, func() *actor.PID { return a.spawnChild(props, "subagent/"+callID) })
 }
 
 // stopSub tells the sub-agent child to stop its task for reason; it
