@@ -501,19 +501,45 @@ func repair(msgs []messages.Message, keepLast bool) []messages.Message {
 		if m.Role != messages.RoleAssistant || len(m.ToolCalls) == 0 {
 			continue
 		}
-		results := map[string]messages.Message{}
-		for ; i < len(msgs) && msgs[i].Role == messages.RoleTool; i++ {
-			if _, dup := results[msgs[i].ToolCallID]; !dup {
-				results[msgs[i].ToolCallID] = msgs[i]
+		start := i
+		for i < len(msgs) && msgs[i].Role == messages.RoleTool {
+			i++
+		}
+		out = appendResults(out, m.ToolCalls, msgs[start:i], keepLast && i == len(msgs))
+	}
+	return out
+}
+
+// appendResults appends to out the answer of each of calls from run, the
+// tool messages that follow their assistant message: the first message
+// that answers a call, in call order, and InterruptedResult for a call
+// without one (unless last, for the calls of the history's last message).
+// A run that answers every call once and in order, as the journal keeps
+// it, is appended as it is.
+func appendResults(out []messages.Message, calls []messages.ToolCall, run []messages.Message, last bool) []messages.Message {
+	if len(run) == len(calls) {
+		inOrder := true
+		for k, c := range calls {
+			if run[k].ToolCallID != c.ID {
+				inOrder = false
+				break
 			}
 		}
-		last := keepLast && i == len(msgs)
-		for _, c := range m.ToolCalls {
-			if r, ok := results[c.ID]; ok {
-				out = append(out, r)
-			} else if !last {
-				out = append(out, messages.ToolResultMessage(c.ID, InterruptedResult))
-			}
+		if inOrder {
+			return append(out, run...)
+		}
+	}
+	first := make(map[string]int, len(run))
+	for k, r := range run {
+		if _, dup := first[r.ToolCallID]; !dup {
+			first[r.ToolCallID] = k
+		}
+	}
+	for _, c := range calls {
+		if k, ok := first[c.ID]; ok {
+			out = append(out, run[k])
+		} else if !last {
+			out = append(out, messages.ToolResultMessage(c.ID, InterruptedResult))
 		}
 	}
 	return out
