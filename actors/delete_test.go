@@ -72,7 +72,11 @@ func TestRuntime_DeleteRunning(t *testing.T) {
 	}}
 	script := toolScript("never", scripted.ToolCall{Name: "hang", Arguments: "{}"})
 	script.Rules = append([]scripted.Rule{{Match: scripted.Match{Exact: "warm up"}, Reply: scripted.Reply{Text: "ok"}}}, script.Rules...)
-	f := newFixture(t, script, []toolsys.Tool{hang}, nil)
+	// The warm-up turns below run until the watch has seen an event; on a
+	// busy machine the watching goroutine may attach and then not run for
+	// many of them, so its buffer is made large enough that it is not cut
+	// off as too slow before it drains.
+	f := newFixture(t, script, []toolsys.Tool{hang}, func(c *actors.Config) { c.EventBuffer = 1 << 14 })
 	watch, stopWatch := context.WithCancel(t.Context())
 	defer stopWatch()
 	watchErr := make(chan error, 1)
