@@ -58,7 +58,10 @@ type SessionMemory struct {
 	bsubj string // the bucket's subject prefix, "$KV.<bucket>."
 }
 
-// NewSessionMemory opens the bucket, creating it when it does not exist.
+// NewSessionMemory opens the bucket, creating it when it does not exist,
+// and has its stream answer reads from its leader only (no direct gets, not
+// even on a bucket created with them): a Get sees every Set acknowledged
+// before it, also right after the leader failed.
 func NewSessionMemory(ctx context.Context, cfg SessionMemoryConfig) (*SessionMemory, error) {
 	if cfg.Conn == nil {
 		return nil, fmt.Errorf("%w: SessionMemoryConfig.Conn is nil", ErrConfig)
@@ -110,10 +113,33 @@ func NewSessionMemory(ctx context.Context, cfg SessionMemoryConfig) (*SessionMem
 			kv, err = js.KeyValue(ctx, cfg.Bucket)
 		}
 	}
+	if err == nil {
+		kv, err = leaderReads(ctx, js, cfg.Bucket)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("jetstream: session memory bucket %s: %w", cfg.Bucket, err)
 	}
 	return &SessionMemory{kv: kv, js: js, cfg: cfg, bsubj: "$KV." + cfg.Bucket + "."}, nil
+}
+
+// leaderReads makes the bucket's stream answer reads from its leader only,
+// and returns the bucket as it then reads. CreateKeyValue allows direct
+// gets, which any replica answers, one that has not applied the latest
+// write included: a Get right after a Set (after a leader's failure, say)
+// could then miss the value the Set stored. The stream's leader has every
+// write a Set was acknowledged for.
+func leaderReads(ctx context.Context, js njs.JetStream, bucket string) (njs.KeyValue, error) {
+	st, err := js.Stream(ctx, "KV_"+bucket)
+	if err != nil {
+		return nil, err
+	}
+	if cfg := st.CachedInfo().Config; cfg.AllowDirect {
+		cfg.AllowDirect = false
+		if _, err := js.UpdateStream(ctx, cfg); err != nil {
+			return nil, fmt.Errorf("serving reads from the stream's leader: %w", err)
+		}
+	}
+	return js.KeyValue(ctx, bucket)
 }
 
 // kvKey returns the bucket key of session's key.

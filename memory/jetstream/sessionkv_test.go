@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"testing"
 
+	njs "github.com/nats-io/nats.go/jetstream"
+
 	"github.com/agcore/agcore/memory"
 	"github.com/agcore/agcore/memory/jetstream/natstest"
 	"github.com/agcore/agcore/memory/storetest"
@@ -66,3 +68,39 @@ func TestSessionMemorySharedByMembers(t *testing.T) {
 }
 
 func isNotFound(err error) bool { return err != nil && errors.Is(err, memory.ErrNotFound) }
+
+// TestSessionMemoryReadsFromTheLeader checks that the bucket answers reads
+// from its stream's leader only: a bucket it creates, and one created
+// before with direct gets allowed (as nats.go's CreateKeyValue makes it),
+// which any replica would answer, possibly before it has the latest Set.
+func TestSessionMemoryReadsFromTheLeader(t *testing.T) {
+	srv := natstest.RunServer(t, natstest.Options{})
+	ctx := t.Context()
+	nc := natstest.Connect(t, srv.URL())
+	js, err := njs.New(nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := js.CreateKeyValue(ctx, njs.KeyValueConfig{Bucket: "OLD"}); err != nil {
+		t.Fatal(err)
+	}
+	for _, bucket := range []string{"NEW", "OLD"} {
+		m, err := NewSessionMemory(ctx, SessionMemoryConfig{Conn: nc, Bucket: bucket})
+		if err != nil {
+			t.Fatal(err)
+		}
+		st, err := js.Stream(ctx, "KV_"+bucket)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.CachedInfo().Config.AllowDirect {
+			t.Errorf("bucket %s: its stream allows direct gets, which any replica answers", bucket)
+		}
+		if err := m.Set(ctx, "s", "k", "v"); err != nil {
+			t.Fatal(err)
+		}
+		if v, err := m.Get(ctx, "s", "k"); err != nil || v != "v" {
+			t.Errorf("bucket %s: Get after Set = %q, %v", bucket, v, err)
+		}
+	}
+}
