@@ -1,14 +1,11 @@
 package actors
 
 import (
-	"context"
 	"runtime"
 	"testing"
-	"time"
 	"weak"
 
 	"github.com/agcore/agcore/messages"
-	"github.com/agcore/agcore/providers/scripted"
 )
 
 // TestRetention_SubscriberReleased: once a turn's stream has ended, nothing
@@ -16,18 +13,7 @@ import (
 // buffer (a handled submission used to stay in the backing array of the
 // pending list).
 func TestRetention_SubscriberReleased(t *testing.T) {
-	model := scripted.MustNew(scripted.Script{Rules: []scripted.Rule{
-		{Match: scripted.Match{Any: true}, Reply: scripted.Reply{Text: "ok"}},
-	}}, scripted.Options{})
-	rt, err := NewInMemory(Config{Provider: model, IdleTimeout: -1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		_ = rt.Shutdown(ctx)
-	})
+	rt := newIdleRuntime(t)
 	sess, err := rt.Open(t.Context(), "s")
 	if err != nil {
 		t.Fatal(err)
