@@ -109,6 +109,7 @@ func (s *stream) Recv() (providers.Chunk, error) {
 		case err != nil:
 			return providers.Chunk{}, s.end(s.a.classify(s.ctx, err, nil))
 		case bytes.Equal(payload, doneMarker):
+			s.drain()
 			return providers.Chunk{}, s.end(io.EOF)
 		}
 		c, err := s.decode(payload)
@@ -149,6 +150,29 @@ func (s *stream) decode(payload []byte) (providers.Chunk, error) {
 		return providers.Chunk{}, s.a.classify(s.ctx, apiError(w.Error), nil)
 	}
 	return fromStreamChunk(w), nil
+}
+
+// The bounds of drain.
+const (
+	// drainLimit is the most drain reads after [DONE].
+	drainLimit = 4 << 10
+	// drainWait is the longest drain waits for the end of the body.
+	drainWait = 200 * time.Millisecond
+)
+
+// errDrainWait ends a body that did not end within drainWait of [DONE].
+var errDrainWait = errors.New("openai: no end of the response body after [DONE]")
+
+// drain reads the response body to its end after [DONE], up to drainLimit
+// bytes and drainWait. A server commonly flushes [DONE] and ends a chunked
+// body in a second write; a body closed before the transport read its end
+// takes the connection with it, and the next request pays a new connection
+// (a TCP and a TLS handshake). A server that keeps sending, or keeps the
+// body open, after [DONE] loses the connection after these bounds instead.
+func (s *stream) drain() {
+	t := time.AfterFunc(drainWait, func() { s.cancel(errDrainWait) })
+	_, _ = io.CopyN(io.Discard, s.sse.r, drainLimit)
+	t.Stop()
 }
 
 // end makes err the stream's final result and releases the connection.
