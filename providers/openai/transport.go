@@ -1,6 +1,7 @@
 package openai
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -27,17 +28,20 @@ const maxErrorBody = 1 << 20
 // into x. A response with a failure status (below 200 or from 400, as
 // go-openai counts them) is read, closed and returned as the error
 // go-openai returns for it: an *oai.APIError when the body is an OpenAI
-// error object, an *oai.RequestError otherwise. post takes b over: its
-// buffer goes back to the pool once the HTTP client is done with it.
+// error object, an *oai.RequestError otherwise. post takes b over and
+// releases it.
 func (a *api) post(ctx context.Context, b *requestBody, stream bool, x *exchange) (*http.Response, error) {
-	defer b.release()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, a.chatURL, nil)
+	// The request reads a copy of the body from a bytes.Reader, which
+	// net/http knows to be in memory: it then writes the headers and the
+	// body together, where for any other reader it flushes the headers
+	// first (two writes, and two wake-ups of the server, per request). The
+	// encoding buffer goes back to the pool at once.
+	body := bytes.Clone(b.buf)
+	b.release()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, a.chatURL, bytes.NewReader(body))
 	if err != nil {
 		return nil, err
 	}
-	req.Body = b.open()
-	req.GetBody = b.getBody
-	req.ContentLength = int64(len(b.buf))
 
 	// One backing array for the header values; each value has a capacity
 	// of one, so that a transport appending to one does not touch another.
