@@ -25,7 +25,7 @@ import (
 // PreRequest, OnRetry and OnError hooks around each attempt. It is the only
 // retry layer of a model call: the provider's own layer, if it has one, is
 // taken off (providers.SingleAttempt). It runs as work the session starts
-// (on the runtime's executor pool, never in the session's mailbox), is
+// (on the runtime's workers, never in the session's mailbox), is
 // cancelled with the turn's context, and reports with modelDelta and
 // modelDone; a panic fails the call.
 type modelCall struct {
@@ -50,8 +50,9 @@ type modelCall struct {
 	span   trace.Span
 }
 
-// run makes the call and reports to the session through send.
-func (m *modelCall) run(send func(any)) {
+// run makes the call, sending its text deltas to the session through
+// send, and returns its report, a *modelDone.
+func (m *modelCall) run(send func(any)) (report any) {
 	start := m.rt.clock.Now()
 	m.ctx = m.startChat()
 	defer func() {
@@ -59,12 +60,12 @@ func (m *modelCall) run(send func(any)) {
 			m.log.Error().Interface("panic", v).Str("stack", string(debug.Stack())).Msg("model call panicked")
 			err := fmt.Errorf("model call panicked: %v", v)
 			m.endChat(nil, err, m.rt.clock.Now().Sub(start))
-			send(&modelDone{gen: m.gen, req: m.req, err: err})
+			report = &modelDone{gen: m.gen, req: m.req, err: err}
 		}
 	}()
 	resp, err := m.call(send)
 	m.endChat(resp, err, m.rt.clock.Now().Sub(start))
-	send(&modelDone{gen: m.gen, req: m.req, resp: resp, err: err, prompt: m.layers})
+	return &modelDone{gen: m.gen, req: m.req, resp: resp, err: err, prompt: m.layers}
 }
 
 func (m *modelCall) call(send func(any)) (*messages.Response, error) {

@@ -14,8 +14,8 @@ import (
 
 // toolExec is one tool call of a session's turn, under its own context
 // (the turn's, with the call's deadline). It runs as work the session
-// starts (on the runtime's executor pool, never in the session's mailbox)
-// and reports through the round's results and a toolDone; a panic that escapes the tool becomes an
+// starts (on the runtime's workers, never in the session's mailbox) and
+// reports through the round's results and a toolDone; a panic that escapes the tool becomes an
 // error result, and a call that overruns its deadline is answered by the
 // session while it finishes.
 type toolExec struct {
@@ -34,22 +34,25 @@ type toolExec struct {
 	approver toolsys.Approver
 }
 
-// run makes the call and reports to the session through send.
-func (x *toolExec) run(send func(any)) {
+// run makes the call, hands its result to the round's results, and
+// returns it as its report to the session, a *toolDone. A tool call sends
+// nothing to the session along the way (its progress goes through
+// toolsys.Context.Progress).
+func (x *toolExec) run(func(any)) (report any) {
 	defer func() {
 		if v := recover(); v != nil {
 			x.tc.Logger.Error().Interface("panic", v).Str("stack", string(debug.Stack())).Msg("tool panicked")
-			x.report(send, &toolDone{gen: x.gen, callID: x.call.ID, panicked: v})
+			report = x.done(&toolDone{gen: x.gen, callID: x.call.ID, panicked: v})
 		}
 	}()
 	res, err := x.execute()
-	x.report(send, &toolDone{gen: x.gen, callID: x.call.ID, result: res, err: err})
+	return x.done(&toolDone{gen: x.gen, callID: x.call.ID, result: res, err: err})
 }
 
-// report hands d to the round's results, then tells the session.
-func (x *toolExec) report(send func(any), d *toolDone) {
+// done hands d to the round's results and returns it.
+func (x *toolExec) done(d *toolDone) *toolDone {
 	x.results <- d
-	send(d)
+	return d
 }
 
 func (x *toolExec) execute() (toolsys.Result, error) {

@@ -64,14 +64,13 @@ type Runtime struct {
 
 	system          *actor.ActorSystem
 	sessionStrategy actor.SupervisorStrategy
-	// dispatcher runs the actors' mailboxes; executors run the sessions'
-	// model and tool calls, which work counts.
-	dispatcher *workerPool
-	executors  *workerPool
-	work       sync.WaitGroup
-	compactor  *actor.PID
-	retriever  *actor.PID
-	mcp        *mcpSet // nil without Config.MCPServers
+	// workers run the actors' mailboxes and the sessions' model and tool
+	// calls, which work counts.
+	workers   *workerPool
+	work      sync.WaitGroup
+	compactor *actor.PID
+	retriever *actor.PID
+	mcp       *mcpSet // nil without Config.MCPServers
 
 	scheduler *actor.PID // nil without Config.Schedules
 	// svcRestarts counts the service actors' restarts (Runtime.Tree).
@@ -324,8 +323,7 @@ func (rt *Runtime) openInMemory(opts memory.JournalOptions) error {
 }
 
 func (rt *Runtime) startActors() {
-	rt.dispatcher = newWorkerPool(defaultWorkers(), defaultMaxWorkers(), 300)
-	rt.executors = newWorkerPool(defaultWorkers(), defaultMaxWorkers(), 0)
+	rt.workers = newWorkerPool(defaultWorkers(), defaultMaxWorkers(), 300)
 	slogger := slog.New(logging.SlogHandler(rt.logger.With().Str("component", "protoactor").Logger()))
 	rt.system = actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger { return slogger }))
 	rt.sessionStrategy = supervisor.NewSessionStrategy(supervisor.SessionOptions{
@@ -341,10 +339,10 @@ func (rt *Runtime) startActors() {
 	})
 	// The service actors are named, as the actor tree shows them; a fresh
 	// actor system has no actor by those names, so spawning cannot fail.
-	rt.compactor, _ = rt.system.Root.SpawnNamed(actor.PropsFromProducer(func() actor.Actor { return newCompactor(rt) }, actor.WithDispatcher(rt.dispatcher)), "compactor")
-	rt.retriever, _ = rt.system.Root.SpawnNamed(actor.PropsFromProducer(func() actor.Actor { return &retrieverActor{rt: rt} }, actor.WithDispatcher(rt.dispatcher)), "retriever")
+	rt.compactor, _ = rt.system.Root.SpawnNamed(actor.PropsFromProducer(func() actor.Actor { return newCompactor(rt) }, actor.WithDispatcher(rt.workers)), "compactor")
+	rt.retriever, _ = rt.system.Root.SpawnNamed(actor.PropsFromProducer(func() actor.Actor { return &retrieverActor{rt: rt} }, actor.WithDispatcher(rt.workers)), "retriever")
 	if rt.cfg.Schedules != nil {
-		rt.scheduler, _ = rt.system.Root.SpawnNamed(actor.PropsFromProducer(newSchedulerProducer(rt), actor.WithDispatcher(rt.dispatcher)), "scheduler")
+		rt.scheduler, _ = rt.system.Root.SpawnNamed(actor.PropsFromProducer(newSchedulerProducer(rt), actor.WithDispatcher(rt.workers)), "scheduler")
 	}
 }
 
@@ -460,10 +458,9 @@ func (rt *Runtime) Shutdown(ctx context.Context) error {
 	}
 	rt.system.Shutdown()
 	_ = rt.unobserve()
-	rt.dispatcher.stop()
 	// A tool that ignores its context keeps its worker: it is left to end
 	// by itself once ctx ends.
-	if err := rt.executors.stopWithin(ctx); err != nil && waitErr == nil {
+	if err := rt.workers.stopWithin(ctx); err != nil && waitErr == nil {
 		waitErr = err
 	}
 	var errs []error

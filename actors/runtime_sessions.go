@@ -43,10 +43,10 @@ func (r *sessionRef) stopped() error {
 }
 
 // sessionProps returns the props of a session actor that carries c across
-// its restarts: its mailbox runs on the runtime's dispatcher, and its
+// its restarts: its mailbox runs on the runtime's workers (c.disp), and its
 // children (sub-agents) are supervised as sessions are.
 func (rt *Runtime) sessionProps(c *sessionCarry, opts ...actor.PropsOption) *actor.Props {
-	opts = append(opts, actor.WithDispatcher(rt.dispatcher), actor.WithSupervisor(rt.sessionStrategy))
+	opts = append(opts, actor.WithDispatcher(c.disp), actor.WithSupervisor(rt.sessionStrategy))
 	return actor.PropsFromProducer(func() actor.Actor { return newSessionActor(rt, c) }, opts...)
 }
 

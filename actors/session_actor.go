@@ -24,6 +24,9 @@ import (
 type sessionCarry struct {
 	ref  *sessionRef
 	spec *subSpec // set for a sub-agent session
+	// disp runs the mailbox of the session's actor and the calls it
+	// starts.
+	disp *sessionDispatcher
 
 	// subs are the subscribers of the session's events, each once: the
 	// callers of a turn that resumes after a restart keep following it.
@@ -66,7 +69,7 @@ type sessionCarry struct {
 
 func newCarry(rt *Runtime, ref *sessionRef, spec *subSpec) *sessionCarry {
 	base := rt.gens.Load()
-	return &sessionCarry{ref: ref, spec: spec, gen: base, base: base}
+	return &sessionCarry{ref: ref, spec: spec, gen: base, base: base, disp: newSessionDispatcher(rt.workers)}
 }
 
 // maxKeptSubs is the largest array of subscribers a session keeps once
@@ -564,15 +567,18 @@ func (a *sessionActor) maybeStop() {
 func (a *sessionActor) stopping() bool { return a.c.stop != nil }
 
 // startWork runs fn, a model or tool call of the session, off its
-// mailbox on the runtime's executor pool. fn reports through send.
-func (a *sessionActor) startWork(fn func(send func(any))) {
+// mailbox on the runtime's workers (see sessionDispatcher). fn sends what
+// it has to say along the way through send, and returns its report, which
+// is sent to the session when it returns.
+func (a *sessionActor) startWork(fn func(send func(any)) any) {
 	a.c.inflight++
-	rt, self := a.rt, a.actx.Self()
+	rt, self, d := a.rt, a.actx.Self(), a.c.disp
 	send := func(msg any) { rt.system.Root.Send(self, msg) }
 	rt.work.Add(1)
-	rt.executors.Schedule(func() {
+	d.start(func() step {
 		defer rt.work.Done()
-		fn(send)
+		report := fn(send)
+		return d.report(func() { send(report) })
 	})
 }
 
