@@ -90,9 +90,14 @@ type Runtime struct {
 	gens atomic.Uint64
 
 	// The directory of live sessions (runtime_sessions.go).
-	mu          sync.Mutex
-	live        map[string]*sessionRef
-	deleting    map[string]struct{}   // sessions Delete is removing
+	mu       sync.Mutex
+	live     map[string]*sessionRef
+	deleting map[string]struct{} // sessions Delete is removing
+	// opening counts, by session, the Opens loading and activating a
+	// session on their own goroutine (activateLoaded), which Delete waits
+	// for (openDone, on mu).
+	opening     map[string]int
+	openDone    sync.Cond
 	stopReasons map[*sessionRef]error // why the supervisor stopped them
 	closed      bool
 }
@@ -105,6 +110,7 @@ func New(cfg Config) (*Runtime, error) { return start(cfg, false) }
 // inMemory is set.
 func start(cfg Config, inMemory bool) (*Runtime, error) {
 	rt := &Runtime{cfg: cfg, logger: cfg.Logger, clock: cfg.Clock, ids: cfg.IDs, rnd: cfg.Rand, live: make(map[string]*sessionRef), inMemory: inMemory}
+	rt.openDone.L = &rt.mu
 	if rt.clock == nil {
 		rt.clock = supervisor.SystemClock()
 	}
@@ -348,7 +354,10 @@ func (rt *Runtime) startActors() {
 
 // Open returns a handle on session id, activating it: its journal is
 // replayed and a turn that was in progress resumes. A new id starts an
-// empty session. The id must be a valid memory session id.
+// empty session. The id must be a valid memory session id. When the
+// session is not active, Open loads the journal and journals the
+// activation on the caller's goroutine, then hands the state to the new
+// actor, without waiting for it.
 //
 // A session whose journal fails its integrity checks is not activated:
 // Open, and the calls of a handle whose session reactivates onto a damaged
@@ -364,6 +373,9 @@ func (rt *Runtime) Open(ctx context.Context, id string) (*Session, error) {
 		return nil, err
 	}
 	s := &Session{rt: rt, id: id}
+	if rt.activateLoaded(ctx, id) {
+		return s, nil
+	}
 	if _, err := s.status(ctx); err != nil {
 		return nil, err
 	}

@@ -33,6 +33,10 @@ func (rt *Runtime) Delete(ctx context.Context, id string) error {
 		return fmt.Errorf("actors: delete: %w", err)
 	}
 	rt.mu.Lock()
+	// An Open loading the journal on its own goroutine writes to it.
+	for rt.opening[id] > 0 {
+		rt.openDone.Wait()
+	}
 	if rt.closed {
 		rt.mu.Unlock()
 		return ErrClosed

@@ -5,10 +5,13 @@ package actors
 // it, activation, and the hand-over at passivation.
 
 import (
+	"context"
 	"errors"
 	"fmt"
 
 	"github.com/asynkron/protoactor-go/actor"
+
+	"github.com/agcore/agcore/memory"
 )
 
 // sessionRef is the handle of one live session actor: its id and PID, and
@@ -57,6 +60,77 @@ func (rt *Runtime) sessionProps(c *sessionCarry, opts ...actor.PropsOption) *act
 // journaled in one append. rt.mu is held; it is released while an actor of
 // the same name that is stopping (a passivation) finishes.
 func (rt *Runtime) activateLocked(id string, first *submitCmd) (*sessionRef, bool, error) {
+	return rt.activateWithLocked(id, first, nil)
+}
+
+// activateLoaded activates session id, when no actor runs it, on the
+// caller's goroutine: it loads the journal, journals the activation, and
+// spawns the actor with the state, and reports whether it did. Loading and
+// activating are what can make an activation fail (a damaged journal, a
+// fenced or full one); when they succeed here, Open has nothing to wait
+// for from the new actor. It does nothing, and reports false, when the
+// session is active, when the journal cannot activate with an append
+// (it is not a memory.ActivateAppender), or when the load or the
+// activation fails: Open then asks the actor, which loads the journal and
+// fails as it always does.
+//
+// Delete waits while the journal is loaded and activated here. An actor of
+// the session still stopping discards the activation (the new actor loads
+// the journal itself). Another activation of the session meanwhile (a
+// submission on another goroutine) journals an activation after this one,
+// which fences it off, and its actor is the one Open reaches.
+func (rt *Runtime) activateLoaded(ctx context.Context, id string) bool {
+	aa, ok := rt.journal.(memory.ActivateAppender)
+	if !ok {
+		return false
+	}
+	rt.mu.Lock()
+	_, deleting := rt.deleting[id]
+	if rt.closed || deleting || rt.live[id] != nil {
+		rt.mu.Unlock()
+		return false
+	}
+	if rt.opening == nil {
+		rt.opening = make(map[string]int)
+	}
+	rt.opening[id]++
+	rt.mu.Unlock()
+
+	opened, err := rt.loadAndActivate(ctx, aa, id)
+
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	if rt.opening[id]--; rt.opening[id] == 0 {
+		delete(rt.opening, id)
+	}
+	rt.openDone.Broadcast()
+	if err != nil {
+		return false
+	}
+	_, spawned, err := rt.activateWithLocked(id, nil, opened)
+	return err == nil && spawned
+}
+
+// loadAndActivate loads session id from the journal and journals its
+// activation.
+func (rt *Runtime) loadAndActivate(ctx context.Context, aa memory.ActivateAppender, id string) (*openedSession, error) {
+	st, err := rt.journal.Load(ctx, id)
+	switch {
+	case errors.Is(err, memory.ErrNotFound):
+		st = &memory.State{}
+	case err != nil:
+		return nil, err
+	}
+	activation, tail, err := aa.ActivateAppend(ctx, id, rt.cfg.Node, st.Seq)
+	if err != nil {
+		return nil, err
+	}
+	return &openedSession{st: st, activation: activation, tail: tail}, nil
+}
+
+// activateWithLocked is activateLocked with the session loaded and
+// activated already (opened, or nil: the actor loads and activates it).
+func (rt *Runtime) activateWithLocked(id string, first *submitCmd, opened *openedSession) (*sessionRef, bool, error) {
 	for {
 		if rt.closed {
 			return nil, false, ErrClosed
@@ -72,8 +146,11 @@ func (rt *Runtime) activateLocked(id string, first *submitCmd) (*sessionRef, boo
 		if first != nil {
 			c.pending, c.received = []*submitCmd{first}, 1
 		}
+		c.opened = opened
 		pid, err := rt.system.Root.SpawnNamed(rt.sessionProps(c, actor.WithGuardian(rt.sessionStrategy)), "sessions/"+id)
 		if errors.Is(err, actor.ErrNameExists) {
+			// The actor stopping may have written since the load.
+			opened = nil
 			rt.mu.Unlock()
 			_ = rt.system.Root.StopFuture(pid).Wait()
 			rt.mu.Lock()

@@ -27,6 +27,10 @@ type sessionCarry struct {
 	// disp runs the mailbox of the session's actor and the calls it
 	// starts.
 	disp *sessionDispatcher
+	// opened is the session as Open loaded and activated it, for the
+	// first actor to take instead of loading the journal (see
+	// Runtime.activateLoaded); nil otherwise.
+	opened *openedSession
 
 	// subs are the subscribers of the session's events, each once: the
 	// callers of a turn that resumes after a restart keep following it.
@@ -70,6 +74,13 @@ type sessionCarry struct {
 func newCarry(rt *Runtime, ref *sessionRef, spec *subSpec) *sessionCarry {
 	base := rt.gens.Load()
 	return &sessionCarry{ref: ref, spec: spec, gen: base, base: base, disp: newSessionDispatcher(rt.workers)}
+}
+
+// openedSession is a session's state loaded from its journal, and the
+// activation journaled after it, by Runtime.activateLoaded.
+type openedSession struct {
+	st               *memory.State
+	activation, tail uint64
 }
 
 // maxKeptSubs is the largest array of subscribers a session keeps once
@@ -460,23 +471,33 @@ func (a *sessionActor) wantDeltas() bool {
 // restart interrupted, and takes up the submissions received before.
 func (a *sessionActor) start(ctx actor.Context) {
 	a.actx = ctx
-	st, err := a.rt.journal.Load(a.rt.ctx, a.id)
-	switch {
-	case errors.Is(err, memory.ErrNotFound):
-		st = &memory.State{}
-	case err != nil:
-		panic(fmt.Errorf("load session %s: %w", a.id, err))
-	}
-	var activation, tail uint64
-	if _, ok := a.rt.journal.(memory.ActivateAppender); ok {
-		// The activation is journaled by the flush that ends this
-		// message, with what start stages (the first submission's
-		// message, when a submission activated the session), in one
-		// append after the tail loaded. Everything start sets going
-		// waits for that flush, as it always waits for what it stages.
-		activation, tail, a.activating = st.Activation+1, st.Seq+1, true
-	} else if activation, tail, err = a.rt.journal.Activate(a.rt.ctx, a.id, a.rt.cfg.Node); err != nil {
-		panic(fmt.Errorf("activate session %s: %w", a.id, err))
+	var (
+		st               *memory.State
+		activation, tail uint64
+		err              error
+	)
+	if o := a.c.opened; o != nil {
+		// Open loaded the journal and journaled the activation.
+		a.c.opened = nil // a restart loads the journal again
+		st, activation, tail = o.st, o.activation, o.tail
+	} else {
+		st, err = a.rt.journal.Load(a.rt.ctx, a.id)
+		switch {
+		case errors.Is(err, memory.ErrNotFound):
+			st = &memory.State{}
+		case err != nil:
+			panic(fmt.Errorf("load session %s: %w", a.id, err))
+		}
+		if _, ok := a.rt.journal.(memory.ActivateAppender); ok {
+			// The activation is journaled by the flush that ends this
+			// message, with what start stages (the first submission's
+			// message, when a submission activated the session), in one
+			// append after the tail loaded. Everything start sets going
+			// waits for that flush, as it always waits for what it stages.
+			activation, tail, a.activating = st.Activation+1, st.Seq+1, true
+		} else if activation, tail, err = a.rt.journal.Activate(a.rt.ctx, a.id, a.rt.cfg.Node); err != nil {
+			panic(fmt.Errorf("activate session %s: %w", a.id, err))
+		}
 	}
 	env := messages.Envelope{V: messages.EnvelopeVersion, Seq: tail, Type: "activated", At: a.rt.clock.Now()}
 	if err := st.Apply(env, messages.Activated{Activation: activation, Node: a.rt.cfg.Node}); err != nil {
