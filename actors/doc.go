@@ -51,7 +51,10 @@
 // on long-lived workers of the runtime, and report back by message: the
 // mailbox never waits on a model or a tool, so Cancel, Status and a user
 // message that arrives mid-turn (Limits.MidTurn: queue, interrupt or
-// reject) are handled at once. Session.Cancel cancels the contexts of the
+// reject) are handled at once. A call starts on the goroutine that ran the
+// mailbox once that run ends, and the mailbox runs its report on the
+// call's goroutine when it is idle, so that a turn moves between goroutines
+// only where it must. Session.Cancel cancels the contexts of the
 // turn's model call and tool calls and journals the cancellation.
 //
 // # Supervision
