@@ -355,7 +355,8 @@ func (rt *Runtime) startActors() {
 
 // Open returns a handle on session id, activating it: its journal is
 // replayed and a turn that was in progress resumes. A new id starts an
-// empty session. The id must be a valid memory session id. When the
+// empty session. The id must be a valid memory session id. Open of an
+// active session whose activation is journaled returns at once. When the
 // session is not active, Open loads the journal and journals the
 // activation on the caller's goroutine, then hands the state to the new
 // actor, without waiting for it.
@@ -374,7 +375,7 @@ func (rt *Runtime) Open(ctx context.Context, id string) (*Session, error) {
 		return nil, err
 	}
 	s := &Session{rt: rt, id: id}
-	if rt.activateLoaded(ctx, id) {
+	if rt.activated(id) || rt.activateLoaded(ctx, id) {
 		return s, nil
 	}
 	if _, err := s.status(ctx); err != nil {

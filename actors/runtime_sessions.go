@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync/atomic"
 
 	"github.com/asynkron/protoactor-go/actor"
 
@@ -30,6 +31,10 @@ type sessionRef struct {
 	// posted counts the commands posted to the actor; guarded by the
 	// runtime's mu (see Runtime.retire).
 	posted uint64
+	// activated is set once the actor has loaded the journal and
+	// journaled its activation: Open of the session has nothing to ask
+	// the actor then.
+	activated atomic.Bool
 }
 
 func newSessionRef(id string, child bool) *sessionRef {
@@ -61,6 +66,15 @@ func (rt *Runtime) sessionProps(c *sessionCarry, opts ...actor.PropsOption) *act
 // the same name that is stopping (a passivation) finishes.
 func (rt *Runtime) activateLocked(id string, first *submitCmd) (*sessionRef, bool, error) {
 	return rt.activateWithLocked(id, first, nil)
+}
+
+// activated reports whether an actor runs session id and has journaled
+// its activation, in a runtime that is not shutting down.
+func (rt *Runtime) activated(id string) bool {
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	ref := rt.live[id]
+	return !rt.closed && ref != nil && ref.activated.Load()
 }
 
 // activateLoaded activates session id, when no actor runs it, on the

@@ -377,6 +377,7 @@ func (a *sessionActor) flush() {
 				panic(fmt.Errorf("activate session %s: %w", a.id, err))
 			}
 			a.activating, a.st.Activation, a.tail = false, activation, tail
+			a.c.ref.activated.Store(true)
 		} else {
 			tail, err := a.rt.journal.Append(a.rt.ctx, a.id, a.st.Activation, a.tail, events...)
 			if err != nil {
@@ -498,6 +499,9 @@ func (a *sessionActor) start(ctx actor.Context) {
 		} else if activation, tail, err = a.rt.journal.Activate(a.rt.ctx, a.id, a.rt.cfg.Node); err != nil {
 			panic(fmt.Errorf("activate session %s: %w", a.id, err))
 		}
+	}
+	if !a.activating {
+		a.c.ref.activated.Store(true)
 	}
 	env := messages.Envelope{V: messages.EnvelopeVersion, Seq: tail, Type: "activated", At: a.rt.clock.Now()}
 	if err := st.Apply(env, messages.Activated{Activation: activation, Node: a.rt.cfg.Node}); err != nil {
