@@ -110,9 +110,9 @@ func newRootCmd(a *app) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "agcore",
 		Short: "A supervised actor runtime for LLM agents",
-		Long: `agcore runs LLM agents as supervised actors: sessions, tool calls and model
-calls are actors that exchange typed messages, and every session is a durable
-journal.
+		Long: `agcore runs LLM agents as supervised actors: every session is an actor
+that exchanges typed messages, supervises its model and tool calls, and keeps
+a durable journal.
 
 Try it offline, without an API key:
 
