@@ -141,3 +141,27 @@ func BenchmarkTurnOverhead(b *testing.B) {
 	b.ReportMetric(float64(bareTime.Nanoseconds())/float64(b.N), "bare-ns/turn")
 	b.ReportMetric(float64(runtimeTime)/float64(bareTime), "overhead-ratio")
 }
+
+// BenchmarkNewInMemory starts and shuts down an in-memory runtime, and
+// reports the heap it keeps while it runs (live-heap-B).
+func BenchmarkNewInMemory(b *testing.B) {
+	prov := scripted.MustNew(textScript("ok"), scripted.Options{})
+	before := heapInUse()
+	rt, err := actors.NewInMemory(actors.Config{Provider: prov})
+	if err != nil {
+		b.Fatal(err)
+	}
+	live := float64(heapInUse()) - float64(before)
+	_ = rt.Shutdown(context.Background())
+	b.ReportAllocs()
+	for b.Loop() {
+		rt, err := actors.NewInMemory(actors.Config{Provider: prov})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := rt.Shutdown(context.Background()); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(live, "live-heap-B")
+}

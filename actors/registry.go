@@ -26,10 +26,10 @@ func compactRegistry(system *actor.ActorSystem) {
 	for i := range sm.LocalPIDs {
 		sm.LocalPIDs[i] = cmap.New()
 	}
+	// IterCb walks each shard under its lock; Items would start a
+	// goroutine per shard, 32,768 of them.
 	for _, bucket := range old.LocalPIDs {
-		for id, p := range bucket.Items() {
-			sm.GetBucket(id).Set(id, p)
-		}
+		bucket.IterCb(func(id string, p any) { sm.GetBucket(id).Set(id, p) })
 	}
 	system.ProcessRegistry.LocalPIDs = sm
 }
