@@ -3,17 +3,19 @@ package actors
 import (
 	"testing"
 
+	"github.com/agcore/agcore/actors/internal/registry"
+
 	"github.com/agcore/agcore/messages"
 )
 
 // TestRuntime_ProcessRegistryIsCompact: the runtime's actor system keeps
-// registryBuckets buckets of processes, not protoactor's 1,024, and still
+// registry.Buckets buckets of processes, not protoactor's 1,024, and still
 // finds what the system registered before the buckets were replaced, and
 // what the runtime spawns after.
 func TestRuntime_ProcessRegistryIsCompact(t *testing.T) {
 	rt := newIdleRuntime(t)
-	if got := len(rt.system.ProcessRegistry.LocalPIDs.LocalPIDs); got != registryBuckets {
-		t.Fatalf("the process registry has %d buckets, want %d", got, registryBuckets)
+	if got := len(rt.system.ProcessRegistry.LocalPIDs.LocalPIDs); got != registry.Buckets {
+		t.Fatalf("the process registry has %d buckets, want %d", got, registry.Buckets)
 	}
 	if _, ok := rt.system.ProcessRegistry.GetLocal("eventstream"); !ok {
 		t.Error("the event stream registered as the system started is not found")

@@ -18,6 +18,7 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/rs/zerolog"
 
+	"github.com/agcore/agcore/actors/internal/registry"
 	"github.com/agcore/agcore/internal/logging"
 	"github.com/agcore/agcore/memory"
 	"github.com/agcore/agcore/providers"
@@ -332,7 +333,7 @@ func (rt *Runtime) startActors() {
 	rt.workers = newWorkerPool(defaultWorkers(), defaultMaxWorkers(), 300)
 	slogger := slog.New(logging.SlogHandler(rt.logger.With().Str("component", "protoactor").Logger()))
 	rt.system = actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger { return slogger }))
-	compactRegistry(rt.system)
+	registry.Compact(rt.system)
 	rt.sessionStrategy = supervisor.NewSessionStrategy(supervisor.SessionOptions{
 		// A fenced session must stop; so must one whose journal is corrupt
 		// (replaying it again would fail again, and running on would act on

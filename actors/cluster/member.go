@@ -26,6 +26,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/agcore/agcore/actors"
+	"github.com/agcore/agcore/actors/internal/registry"
 	"github.com/agcore/agcore/internal/logging"
 )
 
@@ -213,6 +214,7 @@ func Start(ctx context.Context, cfg Config) (*Member, error) {
 
 	slogger := slog.New(logging.SlogHandler(m.logger.With().Str("component", "protoactor").Logger()))
 	system := actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger { return slogger }))
+	registry.Compact(system)
 
 	var kinds []cluster.ConfigOption
 	if cfg.Runtime != nil {
