@@ -1,8 +1,10 @@
 package mcp_test
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -45,7 +47,19 @@ func TestClient_ResourceSubscriptions(t *testing.T) {
 				})
 			})
 			logs := syncBuffer{wait: "mcp: the server updated a resource", seen: make(chan struct{})}
-			c, err := mcp.Connect(t.Context(), srv.config("docs"), mcp.Options{Logger: zerolog.New(&logs)})
+			// Subscribing sends subscriptions/listen without waiting for it
+			// (SEP-2575): the server has the subscription once it
+			// acknowledges it, which the client's transport shows.
+			acked := &messageWatch{all: [][]byte{[]byte(`"notifications/subscriptions/acknowledged"`), []byte(uri)}, seen: make(chan struct{})}
+			cfg := srv.config("docs")
+			cfg.Transport = func(ctx context.Context) (sdk.Transport, error) {
+				tr, err := srv.transport(ctx)
+				if err != nil {
+					return nil, err
+				}
+				return &sdk.LoggingTransport{Transport: tr, Writer: acked}, nil
+			}
+			c, err := mcp.Connect(t.Context(), cfg, mcp.Options{Logger: zerolog.New(&logs)})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -71,6 +85,7 @@ func TestClient_ResourceSubscriptions(t *testing.T) {
 				return // the update below would never be logged
 			}
 			if tt.subscribe {
+				<-acked.seen
 				if err := srv.server.ResourceUpdated(t.Context(), &sdk.ResourceUpdatedNotificationParams{URI: uri}); err != nil {
 					t.Fatal(err)
 				}
@@ -82,4 +97,27 @@ func TestClient_ResourceSubscriptions(t *testing.T) {
 			}
 		})
 	}
+}
+
+// messageWatch closes seen once a write holds every one of all.
+type messageWatch struct {
+	mu   sync.Mutex
+	all  [][]byte
+	seen chan struct{}
+}
+
+func (w *messageWatch) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.all == nil {
+		return len(p), nil
+	}
+	for _, b := range w.all {
+		if !bytes.Contains(p, b) {
+			return len(p), nil
+		}
+	}
+	w.all = nil
+	close(w.seen)
+	return len(p), nil
 }
