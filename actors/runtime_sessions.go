@@ -128,11 +128,8 @@ func (rt *Runtime) activateLoaded(ctx context.Context, id string) bool {
 // loadAndActivate loads session id from the journal and journals its
 // activation.
 func (rt *Runtime) loadAndActivate(ctx context.Context, aa memory.ActivateAppender, id string) (*openedSession, error) {
-	st, err := rt.journal.Load(ctx, id)
-	switch {
-	case errors.Is(err, memory.ErrNotFound):
-		st = &memory.State{}
-	case err != nil:
+	st, err := rt.loadState(ctx, id)
+	if err != nil {
 		return nil, err
 	}
 	activation, tail, err := aa.ActivateAppend(ctx, id, rt.cfg.Node, st.Seq)
@@ -140,6 +137,16 @@ func (rt *Runtime) loadAndActivate(ctx context.Context, aa memory.ActivateAppend
 		return nil, err
 	}
 	return &openedSession{st: st, activation: activation, tail: tail}, nil
+}
+
+// loadState returns the state of session id from its journal; a session
+// with no journal has an empty one.
+func (rt *Runtime) loadState(ctx context.Context, id string) (*memory.State, error) {
+	st, err := rt.journal.Load(ctx, id)
+	if errors.Is(err, memory.ErrNotFound) {
+		return &memory.State{}, nil
+	}
+	return st, err
 }
 
 // activateWithLocked is activateLocked with the session loaded and

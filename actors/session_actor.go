@@ -7,7 +7,6 @@ package actors
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 
@@ -482,11 +481,7 @@ func (a *sessionActor) start(ctx actor.Context) {
 		a.c.opened = nil // a restart loads the journal again
 		st, activation, tail = o.st, o.activation, o.tail
 	} else {
-		st, err = a.rt.journal.Load(a.rt.ctx, a.id)
-		switch {
-		case errors.Is(err, memory.ErrNotFound):
-			st = &memory.State{}
-		case err != nil:
+		if st, err = a.rt.loadState(a.rt.ctx, a.id); err != nil {
 			panic(fmt.Errorf("load session %s: %w", a.id, err))
 		}
 		if _, ok := a.rt.journal.(memory.ActivateAppender); ok {
